@@ -1,0 +1,13 @@
+module github.com/wasmtools/wasmtools
+
+go 1.26.8
+
+require (
+	github.com/bmatcuk/doublestar/v4 v4.10.4 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260601182631-00ed12fed2a6 // indirect
+	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/kaptinlin/jsonrepair v0.4.8 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
+	golang.org/x/text v0.14.0 // indirect
+)

@@ -1,0 +1,37 @@
+package toolkit
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/wasmtools/wasmtools/permission"
+)
+
+// CheckOptions configure Check.
+type CheckOptions struct {
+	// Permission replaces the toolkit's permission configuration.
+	Permission *permission.Context
+	// View adds the request's schema-only tools.
+	View *View
+}
+
+// Check runs gates 1 to 3 of the pipeline (availability, input, permission)
+// and returns the engine's decision without executing anything. An unknown
+// or inactive tool, bad JSON or a schema violation is an error whose text
+// is what the model would read.
+func (tk *Toolkit) Check(ctx context.Context, sessionID string, call Call, opts CheckOptions) (permission.Decision, error) {
+	t, err := tk.NewTurn(ctx, sessionID, []Call{call}, TurnOptions{View: opts.View, Permission: opts.Permission})
+	if err != nil {
+		return permission.Decision{}, err
+	}
+	cs := t.calls[0]
+	// Gates 1-3 only: admitQuiet never executes.
+	t.admitQuiet(ctx, cs)
+	if cs.phase == phaseDone {
+		if cs.resp.State == StateDenied {
+			return cs.decision, nil
+		}
+		return permission.Decision{}, fmt.Errorf("%s", cs.resp.Text())
+	}
+	return cs.decision, nil
+}

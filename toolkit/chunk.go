@@ -1,0 +1,170 @@
+package toolkit
+
+import (
+	"iter"
+	"maps"
+	"strings"
+)
+
+// State is the state of a chunk or of a whole response.
+type State string
+
+// The states. A chunk is Running unless it says otherwise; a response that
+// ends without an error, a denial or an interruption is Success.
+const (
+	StateRunning     State = "running"
+	StateSuccess     State = "success"
+	StateError       State = "error"
+	StateInterrupted State = "interrupted"
+	StateDenied      State = "denied"
+)
+
+// BlockType is the kind of a content block.
+type BlockType string
+
+// The block types.
+const (
+	BlockText BlockType = "text"
+	BlockData BlockType = "data"
+)
+
+// Block is one piece of content: text, or bytes with a media type.
+type Block struct {
+	Type BlockType `json:"type"`
+	// ID groups text blocks across chunks: folding concatenates text
+	// blocks that share an ID (the empty ID included) into the first one.
+	ID        string `json:"id,omitempty"`
+	Text      string `json:"text,omitempty"`
+	Data      []byte `json:"data,omitempty"` // base64 in JSON
+	MediaType string `json:"media_type,omitempty"`
+}
+
+// TextBlock returns a text block.
+func TextBlock(text string) Block { return Block{Type: BlockText, Text: text} }
+
+// DataBlock returns a data block.
+func DataBlock(mediaType string, data []byte) Block {
+	return Block{Type: BlockData, MediaType: mediaType, Data: data}
+}
+
+// Chunk is one piece of a streamed result.
+type Chunk struct {
+	Content  []Block        `json:"content,omitempty"`
+	State    State          `json:"state,omitempty"` // "" means StateRunning
+	Last     bool           `json:"is_last,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+	ID       string         `json:"id,omitempty"`
+}
+
+// TextChunk returns a running chunk holding one text block.
+func TextChunk(text string) *Chunk { return &Chunk{Content: []Block{TextBlock(text)}} }
+
+// ErrorChunk returns a chunk that makes the response an error.
+func ErrorChunk(text string) *Chunk {
+	return &Chunk{Content: []Block{TextBlock(text)}, State: StateError, Last: true}
+}
+
+// Stream is how every tool delivers its result: a sequence of chunks,
+// possibly ending with an error. A non-nil error ends the call with
+// StateError and its message as text. Consumers may stop early; the
+// stream must then release what it holds.
+type Stream = iter.Seq2[*Chunk, error]
+
+// Single returns a stream of one chunk.
+func Single(c *Chunk) Stream {
+	return func(yield func(*Chunk, error) bool) { yield(c, nil) }
+}
+
+// Fail returns a stream that ends at once with err.
+func Fail(err error) Stream {
+	return func(yield func(*Chunk, error) bool) { yield(nil, err) }
+}
+
+// Response is the folded, final result of one call: the last thing every
+// call produces, also on error, denial and cancellation.
+type Response struct {
+	CallID   string         `json:"call_id,omitempty"`
+	Tool     string         `json:"tool"`
+	State    State          `json:"state"`
+	Content  []Block        `json:"content"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+	// Repaired is set when the arguments were not valid JSON and were
+	// repaired before the call ran.
+	Repaired bool `json:"repaired,omitempty"`
+}
+
+// Text returns the concatenated text blocks.
+func (r *Response) Text() string {
+	var b strings.Builder
+	for _, blk := range r.Content {
+		if blk.Type == BlockText {
+			b.WriteString(blk.Text)
+		}
+	}
+	return b.String()
+}
+
+// IsError reports whether the response is an error, a denial or an
+// interruption.
+func (r *Response) IsError() bool { return r.State != StateSuccess }
+
+// Fold adds one chunk to the response, following the folding rules: text
+// blocks with the same ID concatenate, other blocks are appended, metadata
+// merges (later keys win), StateError is sticky, StateInterrupted and
+// StateDenied stick unless the response is already an error.
+func (r *Response) Fold(c *Chunk) {
+	if c == nil {
+		return
+	}
+	for _, blk := range c.Content {
+		if blk.Type == BlockText {
+			if i := r.textBlock(blk.ID); i >= 0 {
+				r.Content[i].Text += blk.Text
+				continue
+			}
+		}
+		r.Content = append(r.Content, blk)
+	}
+	if len(c.Metadata) > 0 {
+		if r.Metadata == nil {
+			r.Metadata = make(map[string]any, len(c.Metadata))
+		}
+		maps.Copy(r.Metadata, c.Metadata)
+	}
+	r.foldState(c.State)
+}
+
+func (r *Response) textBlock(id string) int {
+	for i := range r.Content {
+		if r.Content[i].Type == BlockText && r.Content[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func (r *Response) foldState(s State) {
+	switch s {
+	case StateError:
+		r.State = StateError
+	case StateInterrupted, StateDenied:
+		if r.State != StateError {
+			r.State = s
+		}
+	}
+}
+
+// finish turns a response still marked running into a success.
+func (r *Response) finish() {
+	if r.State == "" || r.State == StateRunning || r.State == StateSuccess {
+		r.State = StateSuccess
+	}
+	if r.Content == nil {
+		r.Content = []Block{}
+	}
+}
+
+// errorResponse is a response holding one model-facing message.
+func errorResponse(tool, callID string, state State, msg string) *Response {
+	return &Response{CallID: callID, Tool: tool, State: state, Content: []Block{TextBlock(msg)}}
+}

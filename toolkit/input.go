@@ -1,0 +1,182 @@
+package toolkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kaptinlin/jsonrepair"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Input is a call's parsed arguments: a JSON object as decoded by
+// encoding/json with UseNumber, so numbers are json.Number and keep their
+// exact text. The same Input value goes to the permission check and to the
+// call.
+type Input map[string]any
+
+// Decode stores the input in the value pointed to by v, as if the call's
+// JSON arguments were unmarshalled into it.
+func (in Input) Decode(v any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("encode input: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// String returns the string at key, or "" when it is missing or not a string.
+func (in Input) String(key string) string {
+	s, _ := in[key].(string)
+	return s
+}
+
+// Bool returns the boolean at key, or false.
+func (in Input) Bool(key string) bool {
+	b, _ := in[key].(bool)
+	return b
+}
+
+// Int returns the integer at key and whether it was present and integral.
+func (in Input) Int(key string) (int64, bool) {
+	switch v := in[key].(type) {
+	case json.Number:
+		i, err := v.Int64()
+		return i, err == nil
+	case float64:
+		return int64(v), v == float64(int64(v))
+	case int:
+		return int64(v), true
+	case int64:
+		return v, true
+	}
+	return 0, false
+}
+
+// parseArguments parses a call's JSON arguments into an object. Invalid
+// JSON is repaired when it can be; repaired reports that it was. Empty
+// arguments are the empty object.
+func parseArguments(raw string) (in Input, repaired bool, err error) {
+	if strings.TrimSpace(raw) == "" {
+		return Input{}, false, nil
+	}
+	v, err := decodeJSON(raw)
+	if err != nil {
+		fixed, rerr := jsonrepair.Repair(raw)
+		if rerr != nil {
+			return nil, false, fmt.Errorf("the arguments are not valid JSON (%v) and could not be repaired; send a JSON object", err)
+		}
+		v, err = decodeJSON(fixed)
+		if err != nil {
+			return nil, false, fmt.Errorf("the arguments are not valid JSON (%v); send a JSON object", err)
+		}
+		repaired = true
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, repaired, fmt.Errorf("the arguments must be a JSON object, not %s", jsonKind(v))
+	}
+	return Input(obj), repaired, nil
+}
+
+func decodeJSON(s string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("unexpected data after the JSON value")
+	}
+	return v, nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number, float64:
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// schemaValidator is a compiled input schema.
+type schemaValidator struct {
+	schema *jsonschema.Schema
+}
+
+// defaultInputSchema is used for tools that give none.
+var defaultInputSchema = json.RawMessage(`{"type":"object"}`)
+
+// compileSchema compiles a tool's input schema once, at registration. The
+// schema must describe an object.
+func compileSchema(name string, raw json.RawMessage) (*schemaValidator, error) {
+	if len(raw) == 0 {
+		raw = defaultInputSchema
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: input schema is not JSON: %w", name, err)
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("tool %s: input schema must be a JSON object", name)
+	}
+	if t, has := obj["type"]; has && t != "object" {
+		return nil, fmt.Errorf("tool %s: input schema must have \"type\": \"object\", not %v", name, t)
+	}
+	c := jsonschema.NewCompiler()
+	url := "wasmtools:///tools/" + name + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: input schema does not compile: %w", name, err)
+	}
+	return &schemaValidator{schema: s}, nil
+}
+
+var englishPrinter = message.NewPrinter(language.English)
+
+// validate checks an input against the schema; the error lists every
+// violation with its location, in words a model can act on.
+func (v *schemaValidator) validate(in Input) error {
+	err := v.schema.Validate(map[string]any(in))
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	var msgs []string
+	collectLeaves(ve, &msgs)
+	return fmt.Errorf("the arguments do not match the tool's input schema: %s", strings.Join(msgs, "; "))
+}
+
+func collectLeaves(e *jsonschema.ValidationError, out *[]string) {
+	if len(e.Causes) == 0 {
+		loc := "/" + strings.Join(e.InstanceLocation, "/")
+		*out = append(*out, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(englishPrinter)))
+		return
+	}
+	for _, c := range e.Causes {
+		collectLeaves(c, out)
+	}
+}

@@ -1,0 +1,80 @@
+package toolkit
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+)
+
+// Runtime is what a running call knows about itself: which session and call
+// it belongs to, the session's state, and what the caller accepts. The
+// toolkit puts it in the context passed to CheckPermissions and Call.
+type Runtime struct {
+	SessionID string
+	CallID    string
+	Tool      string
+	Session   SessionState
+	// Accept lists the media types the caller can take as data blocks
+	// (e.g. "image/png", "application/pdf"); tools fall back to text for
+	// others.
+	Accept []string
+}
+
+type runtimeKey struct{}
+
+// RuntimeFrom returns the call's Runtime, or nil outside a toolkit call.
+func RuntimeFrom(ctx context.Context) *Runtime {
+	rt, _ := ctx.Value(runtimeKey{}).(*Runtime)
+	return rt
+}
+
+// WithRuntime returns a context carrying rt. The toolkit does this for
+// every call; tests of a single tool can do it by hand.
+func WithRuntime(ctx context.Context, rt *Runtime) context.Context {
+	return context.WithValue(ctx, runtimeKey{}, rt)
+}
+
+// Accepts reports whether the caller accepts data blocks of mediaType.
+func (rt *Runtime) Accepts(mediaType string) bool {
+	if rt == nil {
+		return false
+	}
+	for _, a := range rt.Accept {
+		if a == mediaType || a == "*/*" {
+			return true
+		}
+	}
+	return false
+}
+
+// Key is a typed context key for values an embedding program hands to its
+// tools: create one with NewKey, attach a value to the context given to
+// Turn.Run with With, and read it in the tool with Get.
+type Key[T any] struct{ name string }
+
+// NewKey returns a new key; name is for debugging only.
+func NewKey[T any](name string) *Key[T] { return &Key[T]{name: name} }
+
+// With returns a context carrying v under k.
+func (k *Key[T]) With(ctx context.Context, v T) context.Context {
+	return context.WithValue(ctx, k, v)
+}
+
+// Get returns the value under k and whether there was one.
+func (k *Key[T]) Get(ctx context.Context) (T, bool) {
+	v, ok := ctx.Value(k).(T)
+	return v, ok
+}
+
+func (k *Key[T]) String() string { return "toolkit.Key(" + k.name + ")" }
+
+// panicError turns a recovered panic into an error that keeps the stack
+// for the logs.
+type panicErr struct {
+	value any
+	stack []byte
+}
+
+func (p *panicErr) Error() string { return fmt.Sprintf("the tool panicked: %v", p.value) }
+
+func panicError(v any) error { return &panicErr{value: v, stack: debug.Stack()} }

@@ -1,0 +1,188 @@
+package toolkit
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/wasmtools/wasmtools/permission"
+)
+
+// SourceKind says where a tool comes from.
+type SourceKind string
+
+// The tool sources.
+const (
+	SourceBuiltin  SourceKind = "builtin"
+	SourceWasm     SourceKind = "wasm"
+	SourceMCP      SourceKind = "mcp"
+	SourceFunction SourceKind = "function"
+	SourceExternal SourceKind = "external"
+	SourceMeta     SourceKind = "meta"
+)
+
+// Source names where a tool comes from: its kind and, for plugins and MCP
+// servers, the plugin or server name.
+type Source struct {
+	Kind SourceKind `json:"kind"`
+	Name string     `json:"name,omitempty"`
+}
+
+func (s Source) String() string {
+	if s.Name == "" {
+		return string(s.Kind)
+	}
+	return string(s.Kind) + ":" + s.Name
+}
+
+// Spec describes a tool to the model and to the host.
+type Spec struct {
+	// Name is unique in a toolkit. Models accept [A-Za-z0-9_-]{1,64}.
+	Name        string
+	Description string
+	// InputSchema is a JSON Schema for an object; nil means an object with
+	// any properties.
+	InputSchema json.RawMessage
+
+	// ConcurrencySafe tools may run in parallel with each other.
+	ConcurrencySafe bool
+	// ReadOnly is the default per-call read-only verdict: a read-only call
+	// changes nothing and is allowed without asking in every mode.
+	ReadOnly bool
+	// Coordination tools change only the session's own state (task lists,
+	// active groups, skill reading): they are allowed in every mode,
+	// EXPLORE included, unless a deny or ask rule names them.
+	Coordination bool
+	// External tools are executed by someone else: a call suspends with an
+	// external-execution request until its result is submitted.
+	External bool
+	// StateInjected tools read or change the session state (the Runtime
+	// in their context carries it).
+	StateInjected bool
+
+	Source Source
+}
+
+// Tool is the contract every tool satisfies. Implementations must be safe
+// for concurrent use: one tool serves every session.
+//
+// A Tool may also implement [ReadOnlyChecker], [RuleMatcher], [Suggester],
+// [RulesCoverer] and [ForeignRuleMatcher]; where it does not, the toolkit
+// uses the defaults documented on each. Every tool except an External one
+// implements [Caller].
+type Tool interface {
+	Spec() Spec
+	// CheckPermissions is the tool's own permission verdict for one parsed
+	// and validated input. Return permission.PassthroughDecision() to let
+	// the engine decide.
+	CheckPermissions(ctx context.Context, input Input, pc *permission.Context) (permission.Decision, error)
+}
+
+// Caller runs a call. The stream ends when the call is over; the toolkit
+// folds it into the final Response.
+type Caller interface {
+	Call(ctx context.Context, input Input) Stream
+}
+
+// ReadOnlyChecker gives a per-call read-only verdict. Default: Spec().ReadOnly.
+type ReadOnlyChecker interface {
+	IsReadOnly(input Input) bool
+}
+
+// RuleMatcher says what a rule's content means for this tool. Default: only
+// a tool-level rule (empty content) matches.
+type RuleMatcher interface {
+	MatchRule(content string, input Input) bool
+}
+
+// Suggester offers the rules a user could accept to stop being asked about
+// calls like this one. Default: the tool-level allow rule.
+type Suggester interface {
+	Suggestions(input Input) []permission.Rule
+}
+
+// RulesCoverer decides whether a set of allow rules together covers a call
+// (a Bash script is covered when each of its commands is). Default: any one
+// rule matching through MatchRule covers the call.
+type RulesCoverer interface {
+	CoveredBy(contents []string, input Input) bool
+}
+
+// ForeignRuleMatcher lets a deny rule written for another tool hit this one
+// (a deny on Read(path) also stopping `cat path` in Bash). Default: rules of
+// other tools never match.
+type ForeignRuleMatcher interface {
+	MatchForeignRule(rule permission.Rule, input Input) bool
+}
+
+// DefaultSuggestions is the Tool-contract default: one tool-level allow rule.
+func DefaultSuggestions(name string) []permission.Rule {
+	return []permission.Rule{{Tool: name}}
+}
+
+// subject adapts a Tool to permission.Subject, filling in the defaults of
+// the optional interfaces.
+type subject struct {
+	tool Tool
+	spec *Spec
+}
+
+func (s subject) Name() string { return s.spec.Name }
+
+func (s subject) IsReadOnly(input map[string]any) bool {
+	if s.spec.Coordination {
+		return true
+	}
+	if c, ok := s.tool.(ReadOnlyChecker); ok {
+		return c.IsReadOnly(input)
+	}
+	return s.spec.ReadOnly
+}
+
+func (s subject) CheckPermissions(ctx context.Context, input map[string]any, pc *permission.Context) (d permission.Decision, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = panicError(p)
+		}
+	}()
+	return s.tool.CheckPermissions(ctx, input, pc)
+}
+
+func (s subject) MatchRule(r permission.Rule, input map[string]any) bool {
+	if r.Tool != s.spec.Name {
+		if m, ok := s.tool.(ForeignRuleMatcher); ok {
+			return m.MatchForeignRule(r, input)
+		}
+		return false
+	}
+	return s.matchContent(r.Content, input)
+}
+
+func (s subject) matchContent(content string, input Input) bool {
+	if m, ok := s.tool.(RuleMatcher); ok {
+		return m.MatchRule(content, input)
+	}
+	return content == ""
+}
+
+func (s subject) CoveredBy(allow []permission.Rule, input map[string]any) bool {
+	if c, ok := s.tool.(RulesCoverer); ok {
+		contents := make([]string, len(allow))
+		for i, r := range allow {
+			contents[i] = r.Content
+		}
+		return c.CoveredBy(contents, input)
+	}
+	for _, r := range allow {
+		if s.matchContent(r.Content, input) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s subject) Suggestions(input map[string]any) []permission.Rule {
+	if g, ok := s.tool.(Suggester); ok {
+		return g.Suggestions(input)
+	}
+	return DefaultSuggestions(s.spec.Name)
+}

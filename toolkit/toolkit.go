@@ -1,0 +1,409 @@
+package toolkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/wasmtools/wasmtools/permission"
+)
+
+// BasicGroup is the reserved, always-active group of tools registered
+// without a group.
+const BasicGroup = "basic"
+
+// ResetToolsName is the name of the meta tool that activates groups.
+const ResetToolsName = "reset_tools"
+
+// DefaultMaxResultChars is the default cut-off for a result's text: about
+// 50,000 tokens, the reference's threshold.
+const DefaultMaxResultChars = 200_000
+
+// Group is a named set of tools that a session activates and deactivates
+// as a whole with reset_tools.
+type Group struct {
+	Name string `json:"name"`
+	// Description is shown to the model in reset_tools' schema. Required.
+	Description string `json:"description"`
+	// Instructions are sent to the model when the group is activated.
+	Instructions string `json:"instructions,omitempty"`
+	// Active makes the group active in sessions that have not called
+	// reset_tools yet.
+	Active bool `json:"active,omitempty"`
+}
+
+// Options configure a Toolkit. The zero value is usable: in-memory
+// sessions, mode default, no working directories, no rules.
+type Options struct {
+	// Store holds session state; nil means a new MemoryStore.
+	Store SessionStore
+	// Permission is the base permission configuration; rules a user grants
+	// while confirming calls are added per session.
+	Permission permission.Context
+	// MaxResultChars cuts longer result text; the full text is written to
+	// a file in OffloadDir and the model told where. 0 means
+	// DefaultMaxResultChars; a negative value turns the cut off.
+	MaxResultChars int
+	// OffloadDir receives the full text of cut results. Empty means a
+	// "wasmtools-results" folder in the system temporary directory.
+	OffloadDir string
+	// Logger receives the toolkit's logs; nil means slog.Default().
+	Logger *slog.Logger
+	// OnChange is called after tools or groups are added or removed.
+	OnChange func(Change)
+}
+
+// Change describes a change of the toolkit's contents.
+type Change struct {
+	Added, Removed, Replaced []string // tool names
+	Groups                   bool     // groups changed
+}
+
+// Toolkit holds tools and groups and runs calls through the pipeline. It is
+// safe for concurrent use by any number of sessions. Reads take a
+// lock-free snapshot, so registering or replacing a tool never blocks calls
+// already running; they finish on the version they started with.
+type Toolkit struct {
+	opts  Options
+	store SessionStore
+	log   *slog.Logger
+
+	mu  sync.Mutex // serialises writers of reg
+	reg atomic.Pointer[registry]
+
+	callSeq   atomic.Uint64
+	viewCache sync.Map // schema-only tools of request views, by name and schema
+}
+
+// registry is an immutable snapshot of the toolkit's contents.
+type registry struct {
+	tools  map[string]*entry
+	order  []string // registration order
+	groups map[string]Group
+	gorder []string
+	reset  *entry // the reset_tools meta tool, when a non-basic group exists
+}
+
+// entry is a registered tool with everything computed once at registration.
+type entry struct {
+	tool      Tool
+	spec      Spec
+	group     string
+	validator *schemaValidator
+	handler   Next
+	subject   subject
+}
+
+// New returns an empty toolkit.
+func New(opts Options) *Toolkit {
+	tk := &Toolkit{opts: opts, store: opts.Store, log: opts.Logger}
+	if tk.store == nil {
+		tk.store = NewMemoryStore()
+	}
+	if tk.log == nil {
+		tk.log = slog.Default()
+	}
+	if tk.opts.MaxResultChars == 0 {
+		tk.opts.MaxResultChars = DefaultMaxResultChars
+	}
+	if tk.opts.OffloadDir == "" {
+		tk.opts.OffloadDir = filepath.Join(os.TempDir(), "wasmtools-results")
+	}
+	tk.reg.Store(&registry{tools: map[string]*entry{}, groups: map[string]Group{}})
+	return tk
+}
+
+// Store returns the session store.
+func (tk *Toolkit) Store() SessionStore { return tk.store }
+
+// PermissionContext returns a copy of the base permission configuration.
+func (tk *Toolkit) PermissionContext() *permission.Context { return tk.opts.Permission.Clone() }
+
+// RegisterOption adjusts one registration.
+type RegisterOption func(*registration)
+
+type registration struct {
+	group       string
+	middlewares []Middleware
+	replace     bool
+}
+
+// InGroup puts the tool in a named group (added with AddGroup first).
+func InGroup(name string) RegisterOption { return func(r *registration) { r.group = name } }
+
+// WithMiddleware wraps the tool's calls; the first middleware given is the
+// outermost.
+func WithMiddleware(mws ...Middleware) RegisterOption {
+	return func(r *registration) { r.middlewares = append(r.middlewares, mws...) }
+}
+
+// Replacing allows the registration to replace a tool of the same name
+// (hot reload). Calls already running finish on the old version.
+func Replacing() RegisterOption { return func(r *registration) { r.replace = true } }
+
+// AddGroup adds a named group. The name "basic" is reserved, names are
+// unique and the description is required.
+func (tk *Toolkit) AddGroup(g Group) error {
+	if g.Name == "" {
+		return errors.New("tool group: empty name")
+	}
+	if g.Name == BasicGroup {
+		return fmt.Errorf("tool group %q is reserved for tools registered without a group", BasicGroup)
+	}
+	if strings.TrimSpace(g.Description) == "" {
+		return fmt.Errorf("tool group %q: a description is required (the model reads it to decide whether to activate the group)", g.Name)
+	}
+	return tk.update(func(r *registry) (Change, error) {
+		if _, dup := r.groups[g.Name]; dup {
+			return Change{}, fmt.Errorf("tool group %q already exists", g.Name)
+		}
+		r.groups[g.Name] = g
+		r.gorder = append(r.gorder, g.Name)
+		return Change{Groups: true}, nil
+	})
+}
+
+// RemoveGroup removes a group and every tool in it.
+func (tk *Toolkit) RemoveGroup(name string) error {
+	return tk.update(func(r *registry) (Change, error) {
+		if _, ok := r.groups[name]; !ok {
+			return Change{}, fmt.Errorf("tool group %q does not exist", name)
+		}
+		delete(r.groups, name)
+		r.gorder = slices.DeleteFunc(r.gorder, func(s string) bool { return s == name })
+		ch := Change{Groups: true}
+		for _, n := range slices.Clone(r.order) {
+			if r.tools[n].group == name {
+				delete(r.tools, n)
+				r.order = slices.DeleteFunc(r.order, func(s string) bool { return s == n })
+				ch.Removed = append(ch.Removed, n)
+			}
+		}
+		return ch, nil
+	})
+}
+
+// Register adds a tool. Names are unique (unless Replacing is given); the
+// input schema is compiled now, so a bad schema fails here and not at the
+// first call.
+func (tk *Toolkit) Register(t Tool, opts ...RegisterOption) error {
+	if t == nil {
+		return errors.New("register: nil tool")
+	}
+	var reg registration
+	for _, o := range opts {
+		o(&reg)
+	}
+	spec := t.Spec()
+	if err := validToolName(spec.Name); err != nil {
+		return err
+	}
+	if spec.Name == ResetToolsName {
+		return fmt.Errorf("tool name %q is reserved for the group meta tool", ResetToolsName)
+	}
+	if spec.InputSchema == nil {
+		spec.InputSchema = defaultInputSchema
+	}
+	v, err := compileSchema(spec.Name, spec.InputSchema)
+	if err != nil {
+		return err
+	}
+	e := &entry{tool: t, spec: spec, group: reg.group, validator: v}
+	if e.group == "" {
+		e.group = BasicGroup
+	}
+	e.subject = subject{tool: t, spec: &e.spec}
+	if c, ok := t.(Caller); ok {
+		e.handler = chain(c.Call, reg.middlewares)
+	} else if !spec.External {
+		return fmt.Errorf("tool %s: not External and has no Call method: implement toolkit.Caller", spec.Name)
+	}
+	return tk.update(func(r *registry) (Change, error) {
+		if e.group != BasicGroup {
+			if _, ok := r.groups[e.group]; !ok {
+				return Change{}, fmt.Errorf("tool %s: group %q does not exist: add it with AddGroup first", spec.Name, e.group)
+			}
+		}
+		if _, dup := r.tools[spec.Name]; dup {
+			if !reg.replace {
+				return Change{}, fmt.Errorf("tool %s is already registered", spec.Name)
+			}
+			r.tools[spec.Name] = e
+			return Change{Replaced: []string{spec.Name}}, nil
+		}
+		r.tools[spec.Name] = e
+		r.order = append(r.order, spec.Name)
+		return Change{Added: []string{spec.Name}}, nil
+	})
+}
+
+// Unregister removes a tool. Calls already running finish.
+func (tk *Toolkit) Unregister(name string) error {
+	return tk.update(func(r *registry) (Change, error) {
+		if _, ok := r.tools[name]; !ok {
+			return Change{}, fmt.Errorf("tool %s is not registered", name)
+		}
+		delete(r.tools, name)
+		r.order = slices.DeleteFunc(r.order, func(s string) bool { return s == name })
+		return Change{Removed: []string{name}}, nil
+	})
+}
+
+func validToolName(name string) error {
+	if name == "" || len(name) > 64 {
+		return fmt.Errorf("tool name %q: must be 1 to 64 characters", name)
+	}
+	for _, r := range name {
+		if !(r == '_' || r == '-' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9')) {
+			return fmt.Errorf("tool name %q: use only letters, digits, '_' and '-'", name)
+		}
+	}
+	return nil
+}
+
+// update applies f to a copy of the registry and publishes it.
+func (tk *Toolkit) update(f func(*registry) (Change, error)) error {
+	tk.mu.Lock()
+	old := tk.reg.Load()
+	r := &registry{
+		tools:  make(map[string]*entry, len(old.tools)+1),
+		order:  slices.Clone(old.order),
+		groups: make(map[string]Group, len(old.groups)+1),
+		gorder: slices.Clone(old.gorder),
+	}
+	for k, v := range old.tools {
+		r.tools[k] = v
+	}
+	for k, v := range old.groups {
+		r.groups[k] = v
+	}
+	ch, err := f(r)
+	if err != nil {
+		tk.mu.Unlock()
+		return err
+	}
+	if ch.Groups || old.reset == nil && len(r.groups) > 0 {
+		r.reset = tk.newResetEntry(r)
+	} else {
+		r.reset = old.reset
+	}
+	if len(r.groups) == 0 {
+		r.reset = nil
+	}
+	tk.reg.Store(r)
+	tk.mu.Unlock()
+	if tk.opts.OnChange != nil {
+		tk.opts.OnChange(ch)
+	}
+	return nil
+}
+
+// ToolInfo describes a registered tool.
+type ToolInfo struct {
+	Spec  Spec
+	Group string
+}
+
+// Tools lists the registered tools in registration order, reset_tools
+// last when it exists.
+func (tk *Toolkit) Tools() []ToolInfo {
+	r := tk.reg.Load()
+	out := make([]ToolInfo, 0, len(r.order)+1)
+	for _, n := range r.order {
+		e := r.tools[n]
+		out = append(out, ToolInfo{Spec: e.spec, Group: e.group})
+	}
+	if r.reset != nil {
+		out = append(out, ToolInfo{Spec: r.reset.spec, Group: BasicGroup})
+	}
+	return out
+}
+
+// Tool returns a registered tool by name.
+func (tk *Toolkit) Tool(name string) (Tool, bool) {
+	e := tk.reg.Load().lookup(name)
+	if e == nil {
+		return nil, false
+	}
+	return e.tool, true
+}
+
+// Groups lists the named groups in the order they were added.
+func (tk *Toolkit) Groups() []Group {
+	r := tk.reg.Load()
+	out := make([]Group, 0, len(r.gorder))
+	for _, n := range r.gorder {
+		out = append(out, r.groups[n])
+	}
+	return out
+}
+
+func (r *registry) lookup(name string) *entry {
+	if name == ResetToolsName && r.reset != nil {
+		return r.reset
+	}
+	return r.tools[name]
+}
+
+// activeGroups returns the set of active groups of a session, basic
+// included.
+func (r *registry) activeGroups(s SessionState) map[string]bool {
+	active := map[string]bool{BasicGroup: true}
+	names, set := s.ActiveGroups()
+	if !set {
+		for n, g := range r.groups {
+			if g.Active {
+				active[n] = true
+			}
+		}
+		return active
+	}
+	for _, n := range names {
+		if _, ok := r.groups[n]; ok {
+			active[n] = true
+		}
+	}
+	return active
+}
+
+// ActiveGroups returns the active named groups of a session, in the order
+// the groups were added.
+func (tk *Toolkit) ActiveGroups(ctx context.Context, sessionID string) ([]string, error) {
+	s, err := tk.store.Session(ctx, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("session %q: %w", sessionID, err)
+	}
+	r := tk.reg.Load()
+	active := r.activeGroups(s)
+	var out []string
+	for _, n := range r.gorder {
+		if active[n] {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// sortedNames returns the tool names visible to a session, sorted, for
+// error messages.
+func (r *registry) visibleNames(active map[string]bool) []string {
+	var out []string
+	for n, e := range r.tools {
+		if active[e.group] {
+			out = append(out, n)
+		}
+	}
+	if r.reset != nil {
+		out = append(out, ResetToolsName)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,630 @@
+package toolkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/wasmtools/wasmtools/permission"
+)
+
+// Call is one tool call as the model wrote it.
+type Call struct {
+	// ID identifies the call in its turn; empty IDs are assigned.
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Arguments is the JSON text of the input object, as the model wrote
+	// it: it is repaired if it is not valid JSON.
+	Arguments string `json:"arguments"`
+}
+
+// Status is where a call of a turn stands.
+type Status string
+
+// The call statuses.
+const (
+	// StatusPending: not run yet (a later batch, or waiting for the answer
+	// to an earlier confirmation of its batch).
+	StatusPending Status = "pending"
+	// StatusNeedsConfirmation: the user must approve or reject the call
+	// (Turn.Confirm).
+	StatusNeedsConfirmation Status = "needs_confirmation"
+	// StatusNeedsExternal: someone else executes the call and submits its
+	// result (Turn.SubmitResult).
+	StatusNeedsExternal Status = "needs_external"
+	// StatusDone: the call has its final Response.
+	StatusDone Status = "done"
+)
+
+// Confirmation asks the user to approve a call.
+type Confirmation struct {
+	CallID   string              `json:"call_id"`
+	Tool     string              `json:"tool"`
+	Input    Input               `json:"input"`
+	Decision permission.Decision `json:"decision"`
+}
+
+// ExternalRequest asks the caller to execute a call and submit its result.
+type ExternalRequest struct {
+	CallID string `json:"call_id"`
+	Tool   string `json:"tool"`
+	Input  Input  `json:"input"`
+}
+
+// Approval is the user's answer to a Confirmation.
+type Approval struct {
+	Approve bool
+	// Rules are allow rules to grant for the rest of the session (the
+	// user's "always allow").
+	Rules []permission.Rule
+	// Arguments, when not empty, replace the call's arguments. The edited
+	// input is validated and checked again before it runs: a deny rule
+	// still denies and a safety check still asks.
+	Arguments string
+	// Message is passed to the model with a rejection.
+	Message string
+}
+
+// Outcome is the state of one call of a turn.
+type Outcome struct {
+	Call         Call
+	Status       Status
+	Response     *Response        // StatusDone
+	Confirmation *Confirmation    // StatusNeedsConfirmation
+	External     *ExternalRequest // StatusNeedsExternal
+}
+
+// EventKind says what an Event carries.
+type EventKind int
+
+// The event kinds.
+const (
+	EventChunk        EventKind = iota + 1 // a chunk streamed by a running call
+	EventConfirmation                      // a call waits for the user
+	EventExternal                          // a call waits for an external result
+	EventResult                            // a call has its final response
+)
+
+// Event reports progress of a turn to TurnOptions.OnEvent.
+type Event struct {
+	Kind         EventKind
+	CallID       string
+	Chunk        *Chunk
+	Confirmation *Confirmation
+	External     *ExternalRequest
+	Response     *Response
+}
+
+// TurnOptions configure a turn.
+type TurnOptions struct {
+	// View adds the request's schema-only external tools; nil for none.
+	View *View
+	// Accept lists media types the caller takes as data blocks.
+	Accept []string
+	// OnEvent receives the turn's events. Calls are serialised: OnEvent is
+	// never called concurrently with itself.
+	OnEvent func(Event)
+	// Permission replaces the toolkit's permission configuration for this
+	// turn; the session's granted rules are still added.
+	Permission *permission.Context
+	// MaxParallel bounds how many calls of a parallel batch run at once;
+	// 0 means 16.
+	MaxParallel int
+}
+
+// phase is the internal state of a call.
+type phase int
+
+const (
+	phaseNew      phase = iota // gates 1-3 not run
+	phaseEdited                // approved with edited arguments: gates 1-3 again
+	phaseAsk                   // waiting for Confirm
+	phaseDeferred              // waiting for an earlier ask of its batch
+	phaseApproved              // approved by the user
+	phaseReady                 // allowed
+	phaseExternal              // waiting for SubmitResult
+	phaseDone
+)
+
+type callState struct {
+	call       Call
+	phase      phase
+	e          *entry
+	input      Input
+	repaired   bool
+	decision   permission.Decision
+	deferredTo int
+	resp       *Response
+	parallel   bool
+}
+
+// Turn runs the tool calls of one model turn: in order-preserving batches
+// (consecutive concurrency-safe calls in parallel, the others one at a
+// time), suspending at confirmations and external executions until they
+// are answered. A Turn is driven from one goroutine: Run, Confirm and
+// SubmitResult must not be called concurrently.
+type Turn struct {
+	tk      *Toolkit
+	session SessionState
+	opts    TurnOptions
+	calls   []*callState
+	batches [][2]int // [start, end) ranges
+	cur     int
+	emitMu  sync.Mutex
+}
+
+// NewTurn prepares a turn for a session. Call IDs must be unique; empty
+// ones are assigned.
+func (tk *Toolkit) NewTurn(ctx context.Context, sessionID string, calls []Call, opts TurnOptions) (*Turn, error) {
+	s, err := tk.store.Session(ctx, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("session %q: %w", sessionID, err)
+	}
+	t := &Turn{tk: tk, session: s, opts: opts}
+	if t.opts.MaxParallel <= 0 {
+		t.opts.MaxParallel = 16
+	}
+	seen := map[string]bool{}
+	r := tk.reg.Load()
+	for _, c := range calls {
+		if c.ID == "" {
+			c.ID = "call_" + strconv.FormatUint(tk.callSeq.Add(1), 10)
+		}
+		if seen[c.ID] {
+			return nil, fmt.Errorf("turn: duplicate call id %q", c.ID)
+		}
+		seen[c.ID] = true
+		cs := &callState{call: c, deferredTo: -1}
+		// Unknown tools join parallel batches: they fail at once.
+		e := t.resolve(r, c.Name)
+		cs.parallel = e == nil || e.spec.ConcurrencySafe
+		t.calls = append(t.calls, cs)
+	}
+	for i := 0; i < len(t.calls); {
+		j := i + 1
+		if t.calls[i].parallel {
+			for j < len(t.calls) && t.calls[j].parallel {
+				j++
+			}
+		}
+		t.batches = append(t.batches, [2]int{i, j})
+		i = j
+	}
+	return t, nil
+}
+
+// resolve finds the entry for a tool name in the turn's view.
+func (t *Turn) resolve(r *registry, name string) *entry {
+	if sp, ok := t.opts.View.external(name); ok {
+		return t.tk.viewEntry(sp)
+	}
+	if t.opts.View.toolkitHidden() {
+		return nil
+	}
+	return r.lookup(name)
+}
+
+// Done reports whether every call has its final response.
+func (t *Turn) Done() bool {
+	for _, cs := range t.calls {
+		if cs.phase != phaseDone {
+			return false
+		}
+	}
+	return true
+}
+
+// Outcomes returns the state of every call, in call order.
+func (t *Turn) Outcomes() []Outcome {
+	out := make([]Outcome, len(t.calls))
+	for i, cs := range t.calls {
+		out[i] = Outcome{Call: cs.call, Status: StatusPending}
+		switch cs.phase {
+		case phaseDone:
+			out[i].Status, out[i].Response = StatusDone, cs.resp
+		case phaseAsk:
+			out[i].Status, out[i].Confirmation = StatusNeedsConfirmation, cs.confirmation()
+		case phaseExternal:
+			out[i].Status, out[i].External = StatusNeedsExternal, cs.external()
+		}
+	}
+	return out
+}
+
+// Responses returns the final responses, in call order; calls not done
+// yet are missing.
+func (t *Turn) Responses() []*Response {
+	var out []*Response
+	for _, cs := range t.calls {
+		if cs.phase == phaseDone {
+			out = append(out, cs.resp)
+		}
+	}
+	return out
+}
+
+func (cs *callState) confirmation() *Confirmation {
+	return &Confirmation{CallID: cs.call.ID, Tool: cs.call.Name, Input: cs.input, Decision: cs.decision}
+}
+
+func (cs *callState) external() *ExternalRequest {
+	return &ExternalRequest{CallID: cs.call.ID, Tool: cs.call.Name, Input: cs.input}
+}
+
+// Run advances the turn as far as it can: until every call is done, or
+// until it waits for confirmations or external results. Run again after
+// answering them. A cancelled context ends every call not done yet with an
+// INTERRUPTED response. The error is for failures of the embedding
+// (the session store); the model's mistakes become responses.
+func (t *Turn) Run(ctx context.Context) error {
+	for t.cur < len(t.batches) {
+		if ctx.Err() != nil {
+			t.interruptAll()
+			return nil
+		}
+		b := t.batches[t.cur]
+		var complete bool
+		if t.calls[b[0]].parallel {
+			complete = t.runParallel(ctx, b[0], b[1])
+		} else {
+			complete = t.runSequential(ctx, t.calls[b[0]])
+		}
+		if ctx.Err() != nil {
+			t.interruptAll()
+			return nil
+		}
+		if !complete {
+			return nil
+		}
+		t.cur++
+	}
+	return nil
+}
+
+// runSequential drives one call as far as it goes; true when it is done.
+func (t *Turn) runSequential(ctx context.Context, cs *callState) bool {
+	t.admit(ctx, cs)
+	switch cs.phase {
+	case phaseReady, phaseApproved:
+		t.finish(cs, t.executeCall(ctx, cs))
+	}
+	return cs.phase == phaseDone
+}
+
+// runParallel drives a batch of concurrency-safe calls; true when all are
+// done.
+func (t *Turn) runParallel(ctx context.Context, start, end int) bool {
+	batch := t.calls[start:end]
+	for i, cs := range batch {
+		wasAsk := cs.phase == phaseAsk
+		t.admitQuiet(ctx, cs)
+		if cs.phase == phaseAsk && !wasAsk {
+			if j := coveredByEarlierAsk(batch[:i], cs); j >= 0 {
+				cs.phase, cs.deferredTo = phaseDeferred, start+j
+				continue
+			}
+			t.announce(cs)
+		}
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, t.opts.MaxParallel)
+	for _, cs := range batch {
+		if cs.phase != phaseReady && cs.phase != phaseApproved {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			cs.resp = t.executeCall(ctx, cs)
+		}()
+	}
+	wg.Wait()
+	for _, cs := range batch {
+		if cs.resp != nil && cs.phase != phaseDone {
+			t.finish(cs, cs.resp)
+		}
+	}
+	for _, cs := range batch {
+		if cs.phase != phaseDone {
+			return false
+		}
+	}
+	return true
+}
+
+// coveredByEarlierAsk returns the index of an earlier call of the batch
+// still waiting for confirmation whose suggested rules would allow cs, or
+// -1. Safety asks are never covered: they always reach the user.
+func coveredByEarlierAsk(earlier []*callState, cs *callState) int {
+	if cs.decision.BypassImmune || cs.e == nil {
+		return -1
+	}
+	for j, prev := range earlier {
+		if prev.phase != phaseAsk {
+			continue
+		}
+		for _, r := range prev.decision.Suggestions {
+			if r.Tool == cs.e.spec.Name && cs.e.subject.CoveredBy([]permission.Rule{r}, cs.input) {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// admit runs gates 1-3 for a new or edited call and announces a call that
+// starts waiting.
+func (t *Turn) admit(ctx context.Context, cs *callState) {
+	before := cs.phase
+	t.admitQuiet(ctx, cs)
+	if cs.phase != before && (cs.phase == phaseAsk || cs.phase == phaseExternal) {
+		t.announce(cs)
+	}
+}
+
+// admitQuiet is admit without announcing asks (the parallel batch first
+// decides whether an ask is deferred). External waits are announced here.
+func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
+	switch cs.phase {
+	case phaseNew, phaseEdited:
+	case phaseReady, phaseApproved:
+		if cs.e.spec.External {
+			cs.phase = phaseExternal
+			t.announce(cs)
+		}
+		return
+	default:
+		return
+	}
+	edited := cs.phase == phaseEdited
+	r := t.tk.reg.Load()
+	e := t.resolve(r, cs.call.Name)
+	if e == nil {
+		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateError, t.unavailableMessage(r, cs.call.Name)))
+		return
+	}
+	if !t.opts.View.hasExternal(cs.call.Name) {
+		if active := r.activeGroups(t.session); !active[e.group] {
+			t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateError, fmt.Sprintf(
+				"The tool %s belongs to the tool group %q, which is not active. Activate it by calling %s with {%q: true} (and true for every other group you still need), then call %s again.",
+				cs.call.Name, e.group, ResetToolsName, e.group, cs.call.Name)))
+			return
+		}
+	}
+	cs.e = e
+	in, repaired, err := parseArguments(cs.call.Arguments)
+	if err != nil {
+		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateError, fmt.Sprintf("Invalid arguments for %s: %v.", cs.call.Name, err)))
+		return
+	}
+	if err := e.validator.validate(in); err != nil {
+		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateError, fmt.Sprintf("Invalid arguments for %s: %v. Fix the arguments and call again.", cs.call.Name, err)))
+		return
+	}
+	cs.input, cs.repaired = in, repaired
+	d := permission.Evaluate(WithRuntime(ctx, t.runtime(cs)), e.subject, in, t.permissionContext())
+	cs.decision = d
+	switch d.Behavior {
+	case permission.Deny:
+		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateDenied, d.Message))
+		return
+	case permission.Ask:
+		if edited && !d.BypassImmune {
+			// The user approved exactly this edited input; only a safety
+			// check is worth asking about again.
+			cs.phase = phaseApproved
+		} else {
+			cs.phase = phaseAsk
+			return
+		}
+	default:
+		cs.phase = phaseReady
+	}
+	if e.spec.External {
+		cs.phase = phaseExternal
+		t.announce(cs)
+	}
+}
+
+func (v *View) hasExternal(name string) bool { _, ok := v.external(name); return ok }
+
+func (t *Turn) unavailableMessage(r *registry, name string) string {
+	var active map[string]bool
+	if !t.opts.View.toolkitHidden() {
+		active = r.activeGroups(t.session)
+	}
+	names := r.visibleNames(active)
+	if t.opts.View != nil && t.opts.View.Mode != ViewToolkitOnly {
+		for _, s := range t.opts.View.External {
+			names = append(names, s.Name)
+		}
+	}
+	if t.opts.View.toolkitHidden() {
+		names = names[:0]
+		for _, s := range t.opts.View.External {
+			names = append(names, s.Name)
+		}
+	}
+	// A tool of an inactive group exists: say which group to activate.
+	if e := r.tools[name]; e != nil && !t.opts.View.toolkitHidden() {
+		return fmt.Sprintf("The tool %s belongs to the inactive group %q; call %s with {%q: true} first.", name, e.group, ResetToolsName, e.group)
+	}
+	const most = 40
+	if len(names) > most {
+		names = append(names[:most:most], "…")
+	}
+	return fmt.Sprintf("The tool %s does not exist. Available tools: %s.", name, strings.Join(names, ", "))
+}
+
+// permissionContext is the turn's permission configuration plus the
+// session's granted rules.
+func (t *Turn) permissionContext() *permission.Context {
+	base := t.opts.Permission
+	if base == nil {
+		base = &t.tk.opts.Permission
+	}
+	granted := t.session.GrantedRules()
+	if len(granted) == 0 {
+		return base
+	}
+	pc := base.Clone()
+	pc.Allow = append(pc.Allow, granted...)
+	return pc
+}
+
+func (t *Turn) runtime(cs *callState) *Runtime {
+	return &Runtime{SessionID: t.session.ID(), CallID: cs.call.ID, Tool: cs.call.Name, Session: t.session, Accept: t.opts.Accept}
+}
+
+func (t *Turn) executeCall(ctx context.Context, cs *callState) *Response {
+	ctx = WithRuntime(ctx, t.runtime(cs))
+	resp := t.tk.execute(ctx, cs.e, cs.call.ID, cs.input, func(c *Chunk) {
+		t.emit(Event{Kind: EventChunk, CallID: cs.call.ID, Chunk: c})
+	})
+	resp.Repaired = cs.repaired
+	return resp
+}
+
+// finish gives a call its final response (after gate 5) and reports it.
+func (t *Turn) finish(cs *callState, resp *Response) {
+	resp.CallID, resp.Tool = cs.call.ID, cs.call.Name
+	resp.Repaired = resp.Repaired || cs.repaired
+	resp.finish()
+	t.tk.limitSize(resp)
+	cs.resp, cs.phase = resp, phaseDone
+	t.emit(Event{Kind: EventResult, CallID: cs.call.ID, Response: resp})
+}
+
+func (t *Turn) announce(cs *callState) {
+	switch cs.phase {
+	case phaseAsk:
+		t.emit(Event{Kind: EventConfirmation, CallID: cs.call.ID, Confirmation: cs.confirmation()})
+	case phaseExternal:
+		t.emit(Event{Kind: EventExternal, CallID: cs.call.ID, External: cs.external()})
+	}
+}
+
+func (t *Turn) emit(ev Event) {
+	if t.opts.OnEvent == nil {
+		return
+	}
+	t.emitMu.Lock()
+	defer t.emitMu.Unlock()
+	t.opts.OnEvent(ev)
+}
+
+func (t *Turn) interruptAll() {
+	for _, cs := range t.calls {
+		if cs.phase != phaseDone {
+			t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateInterrupted,
+				"The call was not run: the turn was cancelled."))
+		}
+	}
+	t.cur = len(t.batches)
+}
+
+func (t *Turn) find(callID string) (*callState, int) {
+	for i, cs := range t.calls {
+		if cs.call.ID == callID {
+			return cs, i
+		}
+	}
+	return nil, -1
+}
+
+// ErrNotWaiting is returned by Confirm and SubmitResult for a call that is
+// not waiting for that answer.
+var ErrNotWaiting = errors.New("call is not waiting for this answer")
+
+// Confirm answers a confirmation. The turn goes on at the next Run.
+func (t *Turn) Confirm(callID string, a Approval) error {
+	cs, idx := t.find(callID)
+	if cs == nil {
+		return fmt.Errorf("confirm: no call %q in this turn", callID)
+	}
+	if cs.phase != phaseAsk {
+		return fmt.Errorf("confirm %q: %w", callID, ErrNotWaiting)
+	}
+	// Calls deferred behind this one are evaluated again: with the rules
+	// just granted they may be allowed; otherwise they ask for themselves.
+	for _, other := range t.calls {
+		if other.phase == phaseDeferred && other.deferredTo == idx {
+			other.phase, other.deferredTo = phaseNew, -1
+		}
+	}
+	if !a.Approve {
+		msg := "The user rejected this call of " + cs.call.Name + "."
+		if a.Message != "" {
+			msg += " The user said: " + a.Message
+		} else {
+			msg += " Do not retry it as it is; ask the user how to go on."
+		}
+		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateDenied, msg))
+		return nil
+	}
+	if len(a.Rules) > 0 {
+		t.session.GrantRules(a.Rules...)
+	}
+	if a.Arguments != "" {
+		cs.call.Arguments = a.Arguments
+		cs.phase = phaseEdited
+		return nil
+	}
+	cs.phase = phaseApproved
+	return nil
+}
+
+// SubmitResult completes a call waiting for external execution.
+func (t *Turn) SubmitResult(callID string, resp *Response) error {
+	cs, _ := t.find(callID)
+	if cs == nil {
+		return fmt.Errorf("submit result: no call %q in this turn", callID)
+	}
+	if cs.phase != phaseExternal {
+		return fmt.Errorf("submit result %q: %w", callID, ErrNotWaiting)
+	}
+	if resp == nil {
+		return fmt.Errorf("submit result %q: nil response", callID)
+	}
+	r := *resp
+	t.finish(cs, &r)
+	return nil
+}
+
+// viewEntry builds (and caches) the entry for a request's schema-only tool.
+func (tk *Toolkit) viewEntry(sp Spec) *entry {
+	sp.External = true
+	if sp.Source.Kind == "" {
+		sp.Source = Source{Kind: SourceExternal}
+	}
+	key := sp.Name + "\x00" + string(sp.InputSchema)
+	if e, ok := tk.viewCache.Load(key); ok {
+		return e.(*entry)
+	}
+	v, err := compileSchema(sp.Name, sp.InputSchema)
+	if err != nil {
+		// A bad schema from the request: accept any object rather than
+		// failing every call; the caller executes the tool anyway.
+		v, _ = compileSchema(sp.Name, defaultInputSchema)
+	}
+	t := viewTool{spec: sp}
+	e := &entry{tool: t, spec: sp, group: BasicGroup, validator: v}
+	e.subject = subject{tool: t, spec: &e.spec}
+	tk.viewCache.Store(key, e)
+	return e
+}
+
+// viewTool is a request's schema-only tool: the requester executes it, so
+// the host only applies the user's deny and ask rules.
+type viewTool struct{ spec Spec }
+
+func (v viewTool) Spec() Spec { return v.spec }
+
+func (v viewTool) CheckPermissions(context.Context, Input, *permission.Context) (permission.Decision, error) {
+	return permission.AllowDecision("executed by the requester"), nil
+}
