@@ -117,6 +117,12 @@ func Evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 				"tool permission check failed")
 		}
 		switch d.Behavior {
+		case Allow, Deny, Ask, Passthrough, "":
+		default:
+			d = SafetyAsk(fmt.Sprintf("%s answered an unknown permission behaviour %q; approve only if you trust this call.", name, d.Behavior),
+				"invalid tool decision")
+		}
+		switch d.Behavior {
 		case Allow:
 			d.Suggestions = nil
 			if d.Reason == "" {
@@ -147,9 +153,6 @@ func Evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 			default:
 				toolAsk = &d
 			}
-		case Passthrough, "":
-		default:
-			return SafetyAsk(fmt.Sprintf("%s answered an unknown permission behaviour %q.", name, d.Behavior), "invalid tool decision")
 		}
 	}
 

@@ -299,15 +299,18 @@ func (t *Turn) runSequential(ctx context.Context, cs *callState) bool {
 func (t *Turn) runParallel(ctx context.Context, start, end int) bool {
 	batch := t.calls[start:end]
 	for i, cs := range batch {
-		wasAsk := cs.phase == phaseAsk
+		before := cs.phase
 		t.admitQuiet(ctx, cs)
-		if cs.phase == phaseAsk && !wasAsk {
+		if cs.phase == before {
+			continue
+		}
+		if cs.phase == phaseAsk {
 			if j := coveredByEarlierAsk(batch[:i], cs); j >= 0 {
 				cs.phase, cs.deferredTo = phaseDeferred, start+j
 				continue
 			}
-			t.announce(cs)
 		}
+		t.announce(cs)
 	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, t.opts.MaxParallel)
@@ -367,15 +370,14 @@ func (t *Turn) admit(ctx context.Context, cs *callState) {
 	}
 }
 
-// admitQuiet is admit without announcing asks (the parallel batch first
-// decides whether an ask is deferred). External waits are announced here.
+// admitQuiet is admit without announcing (a parallel batch first decides
+// whether an ask is deferred).
 func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 	switch cs.phase {
 	case phaseNew, phaseEdited:
 	case phaseReady, phaseApproved:
 		if cs.e.spec.External {
 			cs.phase = phaseExternal
-			t.announce(cs)
 		}
 		return
 	default:
@@ -427,7 +429,6 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 	}
 	if e.spec.External {
 		cs.phase = phaseExternal
-		t.announce(cs)
 	}
 }
 

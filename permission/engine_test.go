@@ -1,0 +1,218 @@
+package permission
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// fakeSubject is a tool whose answers the test sets. Rules match when their
+// content equals the input's "cmd" (or are tool-level).
+type fakeSubject struct {
+	name     string
+	readOnly bool
+	check    Decision
+	checkErr error
+	called   *bool
+	foreign  map[string]bool // "Tool(content)" rules of other tools that hit
+}
+
+func (f fakeSubject) Name() string                   { return f.name }
+func (f fakeSubject) IsReadOnly(map[string]any) bool { return f.readOnly }
+func (f fakeSubject) CheckPermissions(context.Context, map[string]any, *Context) (Decision, error) {
+	if f.called != nil {
+		*f.called = true
+	}
+	return f.check, f.checkErr
+}
+func (f fakeSubject) MatchRule(r Rule, in map[string]any) bool {
+	if r.Tool != f.name {
+		return f.foreign[r.String()]
+	}
+	return r.Content == "" || r.Content == in["cmd"]
+}
+func (f fakeSubject) CoveredBy(allow []Rule, in map[string]any) bool {
+	for _, r := range allow {
+		if f.MatchRule(r, in) {
+			return true
+		}
+	}
+	return false
+}
+func (f fakeSubject) Suggestions(map[string]any) []Rule {
+	return []Rule{{Tool: f.name, Content: "suggested"}}
+}
+
+// TestEvaluateTable walks the reference's per-mode table: each row is one
+// situation, each column the expected behaviour (and bypass immunity) in a
+// mode.
+func TestEvaluateTable(t *testing.T) {
+	type want struct {
+		b      Behavior
+		immune bool
+	}
+	A, D, K, KI := want{b: Allow}, want{b: Deny}, want{b: Ask}, want{b: Ask, immune: true}
+	rows := []struct {
+		name  string
+		subj  fakeSubject
+		pc    Context
+		modes map[Mode]want
+	}{
+		{
+			name:  "deny rule wins over everything",
+			subj:  fakeSubject{name: "T", readOnly: true, check: AllowDecision("")},
+			pc:    Context{Deny: []Rule{{Tool: "T"}}, Allow: []Rule{{Tool: "T"}}},
+			modes: map[Mode]want{ModeDefault: D, ModeAcceptEdits: D, ModeExplore: D, ModeBypass: D, ModeDontAsk: D},
+		},
+		{
+			name:  "ask rule asks, dont_ask denies, bypass still asks",
+			subj:  fakeSubject{name: "T", readOnly: true, check: AllowDecision("")},
+			pc:    Context{Ask: []Rule{{Tool: "T"}}, Allow: []Rule{{Tool: "T"}}},
+			modes: map[Mode]want{ModeDefault: K, ModeAcceptEdits: K, ModeExplore: K, ModeBypass: K, ModeDontAsk: D},
+		},
+		{
+			name:  "read-only call is allowed everywhere",
+			subj:  fakeSubject{name: "T", readOnly: true, check: DenyDecision("no", "")},
+			modes: map[Mode]want{ModeDefault: A, ModeAcceptEdits: A, ModeExplore: A, ModeBypass: A, ModeDontAsk: A},
+		},
+		{
+			name:  "tool allows",
+			subj:  fakeSubject{name: "T", check: AllowDecision("")},
+			modes: map[Mode]want{ModeDefault: A, ModeAcceptEdits: A, ModeExplore: D, ModeBypass: A, ModeDontAsk: A},
+		},
+		{
+			name:  "tool denies, even under an allow rule",
+			subj:  fakeSubject{name: "T", check: DenyDecision("no", "")},
+			pc:    Context{Allow: []Rule{{Tool: "T"}}},
+			modes: map[Mode]want{ModeDefault: D, ModeAcceptEdits: D, ModeExplore: D, ModeBypass: D, ModeDontAsk: D},
+		},
+		{
+			name:  "safety ask beats allow rules except in bypass",
+			subj:  fakeSubject{name: "T", check: SafetyAsk("danger", "")},
+			pc:    Context{Allow: []Rule{{Tool: "T"}}},
+			modes: map[Mode]want{ModeDefault: KI, ModeAcceptEdits: KI, ModeExplore: D, ModeBypass: A, ModeDontAsk: D},
+		},
+		{
+			name:  "plain ask without rules falls back to the mode",
+			subj:  fakeSubject{name: "T", check: AskDecision("sure?", "")},
+			modes: map[Mode]want{ModeDefault: K, ModeAcceptEdits: K, ModeExplore: D, ModeBypass: A, ModeDontAsk: D},
+		},
+		{
+			name:  "plain ask silenced by an allow rule (not in explore)",
+			subj:  fakeSubject{name: "T", check: AskDecision("sure?", "")},
+			pc:    Context{Allow: []Rule{{Tool: "T"}}},
+			modes: map[Mode]want{ModeDefault: A, ModeAcceptEdits: A, ModeExplore: D, ModeBypass: A, ModeDontAsk: A},
+		},
+		{
+			name:  "passthrough falls back to the mode",
+			subj:  fakeSubject{name: "T", check: PassthroughDecision()},
+			modes: map[Mode]want{ModeDefault: K, ModeAcceptEdits: K, ModeExplore: D, ModeBypass: A, ModeDontAsk: D},
+		},
+		{
+			name:  "passthrough with a matching content rule",
+			subj:  fakeSubject{name: "T", check: PassthroughDecision()},
+			pc:    Context{Allow: []Rule{{Tool: "T", Content: "go"}}},
+			modes: map[Mode]want{ModeDefault: A, ModeAcceptEdits: A, ModeExplore: D, ModeBypass: A, ModeDontAsk: A},
+		},
+		{
+			name:  "rules of other tools do not allow",
+			subj:  fakeSubject{name: "T", check: PassthroughDecision()},
+			pc:    Context{Allow: []Rule{{Tool: "U"}}},
+			modes: map[Mode]want{ModeDefault: K, ModeAcceptEdits: K, ModeExplore: D, ModeBypass: A, ModeDontAsk: D},
+		},
+		{
+			name:  "a content rule that does not match does not deny",
+			subj:  fakeSubject{name: "T", check: PassthroughDecision()},
+			pc:    Context{Deny: []Rule{{Tool: "T", Content: "other"}}},
+			modes: map[Mode]want{ModeDefault: K, ModeAcceptEdits: K, ModeExplore: D, ModeBypass: A, ModeDontAsk: D},
+		},
+		{
+			name:  "a foreign deny rule the tool accepts denies",
+			subj:  fakeSubject{name: "Bash", readOnly: true, foreign: map[string]bool{"Read(/secret)": true}},
+			pc:    Context{Deny: []Rule{{Tool: "Read", Content: "/secret"}}},
+			modes: map[Mode]want{ModeDefault: D, ModeAcceptEdits: D, ModeExplore: D, ModeBypass: D, ModeDontAsk: D},
+		},
+		{
+			name:  "a failing check is a safety ask",
+			subj:  fakeSubject{name: "T", checkErr: errors.New("plugin trapped")},
+			pc:    Context{Allow: []Rule{{Tool: "T"}}},
+			modes: map[Mode]want{ModeDefault: KI, ModeAcceptEdits: KI, ModeExplore: D, ModeBypass: A, ModeDontAsk: D},
+		},
+		{
+			name:  "an unknown behaviour is a safety ask",
+			subj:  fakeSubject{name: "T", check: Decision{Behavior: "maybe"}},
+			modes: map[Mode]want{ModeDefault: KI, ModeAcceptEdits: KI, ModeExplore: D, ModeBypass: A, ModeDontAsk: D},
+		},
+	}
+	in := map[string]any{"cmd": "go"}
+	for _, row := range rows {
+		for _, mode := range Modes {
+			w, ok := row.modes[mode]
+			if !ok {
+				t.Fatalf("%s: no expectation for mode %s", row.name, mode)
+			}
+			pc := row.pc
+			pc.Mode = mode
+			d := Evaluate(context.Background(), row.subj, in, &pc)
+			if d.Behavior != w.b || d.BypassImmune != w.immune {
+				t.Errorf("%s, mode %s: got %s (immune %v), want %s (immune %v); reason %q",
+					row.name, mode, d.Behavior, d.BypassImmune, w.b, w.immune, d.Reason)
+			}
+			if d.Behavior == Allow && len(d.Suggestions) > 0 {
+				t.Errorf("%s, mode %s: ALLOW carries suggestions %v", row.name, mode, d.Suggestions)
+			}
+			if d.Behavior == Ask && len(d.Suggestions) == 0 {
+				t.Errorf("%s, mode %s: ASK without suggestions", row.name, mode)
+			}
+			if d.Behavior == Deny && d.Message == "" {
+				t.Errorf("%s, mode %s: DENY without a message for the model", row.name, mode)
+			}
+		}
+	}
+}
+
+func TestExploreNeverCallsTheToolCheck(t *testing.T) {
+	called := false
+	s := fakeSubject{name: "T", check: AllowDecision(""), called: &called}
+	d := Evaluate(context.Background(), s, nil, &Context{Mode: ModeExplore, Allow: []Rule{{Tool: "T"}}})
+	if d.Behavior != Deny {
+		t.Fatalf("explore: %s, want deny", d.Behavior)
+	}
+	if called {
+		t.Fatal("explore consulted the tool's own check")
+	}
+}
+
+func TestEvaluateMessages(t *testing.T) {
+	s := fakeSubject{name: "T", check: AskDecision("T wants to delete x", "")}
+	d := Evaluate(context.Background(), s, nil, &Context{Mode: ModeDontAsk})
+	if d.Behavior != Deny || !strings.Contains(d.Message, "T wants to delete x") || !strings.Contains(d.Message, "dont_ask") {
+		t.Errorf("dont_ask message = %q: should carry the tool's reason and name the mode", d.Message)
+	}
+	d = Evaluate(context.Background(), s, nil, &Context{Mode: ModeDefault})
+	if d.Message != "T wants to delete x" {
+		t.Errorf("default ask message = %q, want the tool's", d.Message)
+	}
+	d = Evaluate(context.Background(), s, map[string]any{"cmd": "go"}, &Context{Deny: []Rule{{Tool: "T", Content: "go"}}})
+	if !strings.Contains(d.Message, "T(go)") {
+		t.Errorf("deny message = %q, want it to name the rule", d.Message)
+	}
+}
+
+func TestContextDirAndClone(t *testing.T) {
+	pc := &Context{WorkingDirs: []string{"/a", "/b"}}
+	if pc.Dir() != "/a" {
+		t.Errorf("Dir() = %q, want first working dir", pc.Dir())
+	}
+	pc.Cwd = "/c"
+	if pc.Dir() != "/c" {
+		t.Errorf("Dir() = %q, want cwd", pc.Dir())
+	}
+	cl := pc.Clone()
+	cl.Allow = append(cl.Allow, Rule{Tool: "X"})
+	cl.WorkingDirs[0] = "/z"
+	if len(pc.Allow) != 0 || pc.WorkingDirs[0] != "/a" {
+		t.Error("Clone shares slices with the original")
+	}
+}
