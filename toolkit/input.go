@@ -69,7 +69,7 @@ func parseArguments(raw string) (in Input, repaired bool, err error) {
 	}
 	v, err := decodeJSON(raw)
 	if err != nil {
-		fixed, rerr := jsonrepair.Repair(raw)
+		fixed, rerr := repairJSON(raw)
 		if rerr != nil {
 			return nil, false, fmt.Errorf("the arguments are not valid JSON (%v) and could not be repaired; send a JSON object", err)
 		}
@@ -84,6 +84,17 @@ func parseArguments(raw string) (in Input, repaired bool, err error) {
 		return nil, repaired, fmt.Errorf("the arguments must be a JSON object, not %s", jsonKind(v))
 	}
 	return Input(obj), repaired, nil
+}
+
+// repairJSON runs the repairer, turning a panic inside it (it is fed text
+// straight from a model) into an error.
+func repairJSON(raw string) (fixed string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("repair failed: %v", p)
+		}
+	}()
+	return jsonrepair.Repair(raw)
 }
 
 func decodeJSON(s string) (any, error) {

@@ -312,21 +312,29 @@ func (t *Turn) runParallel(ctx context.Context, start, end int) bool {
 		}
 		t.announce(cs)
 	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, t.opts.MaxParallel)
+	var ready []*callState
 	for _, cs := range batch {
-		if cs.phase != phaseReady && cs.phase != phaseApproved {
-			continue
+		if cs.phase == phaseReady || cs.phase == phaseApproved {
+			ready = append(ready, cs)
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			cs.resp = t.executeCall(ctx, cs)
-		}()
 	}
-	wg.Wait()
+	if len(ready) == 1 {
+		// No one to run alongside: spare the goroutine.
+		ready[0].resp = t.executeCall(ctx, ready[0])
+	} else if len(ready) > 1 {
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, t.opts.MaxParallel)
+		for _, cs := range ready {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				cs.resp = t.executeCall(ctx, cs)
+			}()
+		}
+		wg.Wait()
+	}
 	for _, cs := range batch {
 		if cs.resp != nil && cs.phase != phaseDone {
 			t.finish(cs, cs.resp)

@@ -396,9 +396,9 @@ func TestParallelBatchDedupesAsks(t *testing.T) {
 		turn := runTurn(t, tk, TurnOptions{OnEvent: rec.on},
 			Call{ID: "1", Name: "run", Arguments: `{"cmd":"npm test"}`},
 			Call{ID: "2", Name: "run", Arguments: `{"cmd":"npm run lint"}`}, // covered by 1's suggestion npm:*
-			Call{ID: "3", Name: "run", Arguments: `{"cmd":"make"}`},        // not covered
-			Call{ID: "4", Name: "run", Arguments: `{"cmd":"rm -rf x"}`},    // safety: always asks
-			Call{ID: "5", Name: "free", Arguments: `{"cmd":"go"}`},         // allowed: runs meanwhile
+			Call{ID: "3", Name: "run", Arguments: `{"cmd":"make"}`},         // not covered
+			Call{ID: "4", Name: "run", Arguments: `{"cmd":"rm -rf x"}`},     // safety: always asks
+			Call{ID: "5", Name: "free", Arguments: `{"cmd":"go"}`},          // allowed: runs meanwhile
 		)
 		if got := statuses(turn); !slices.Equal(got, tt.first) {
 			t.Errorf("%s: first run %v, want %v", tt.name, got, tt.first)
