@@ -463,6 +463,9 @@ func (t *Turn) unavailableMessage(r *registry, name string) string {
 	if e := r.tools[name]; e != nil && !t.opts.View.toolkitHidden() {
 		return fmt.Sprintf("The tool %s belongs to the inactive group %q; call %s with {%q: true} first.", name, e.group, ResetToolsName, e.group)
 	}
+	if len(names) == 0 {
+		return fmt.Sprintf("The tool %s does not exist, and no tools are available.", name)
+	}
 	const most = 40
 	if len(names) > most {
 		names = append(names[:most:most], "…")

@@ -561,8 +561,12 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("check with deny: %+v %v", d, err)
 	}
 	for _, c := range []Call{{Name: "nosuch"}, {Name: "ask", Arguments: `{}`}, {Name: "ask", Arguments: `[1]`}} {
-		if _, err := tk.Check(ctx, "s", c, CheckOptions{}); err == nil {
-			t.Errorf("check %+v: no error", c)
+		var ce *CallError
+		if _, err := tk.Check(ctx, "s", c, CheckOptions{}); !errors.As(err, &ce) || ce.Tool != c.Name || ce.Message == "" {
+			t.Errorf("check %+v: error %v, want a *CallError", c, err)
 		}
+	}
+	if _, err := New(Options{}).Check(ctx, "s", Call{Name: "x"}, CheckOptions{}); err == nil || !strings.Contains(err.Error(), "no tools are available") {
+		t.Errorf("empty toolkit: %v", err)
 	}
 }

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"text/tabwriter"
+
+	"github.com/wasmtools/wasmtools/toolkit"
+)
+
+const listHelp = `Usage: wasmtools list [flags]
+
+List prints the registered tools and the named tool groups. A tool is
+active when its group is active in a new session: tools without a group
+(the "basic" group) always are; a named group is active by default when
+its configuration says so, and a session switches groups on and off by
+calling reset_tools. The permission flags are accepted as by call and
+check; they do not change what is listed.
+
+Examples:
+
+	wasmtools list
+	wasmtools list --json | jq -r '.tools[] | select(.read_only) | .name'
+
+With --json the output is one object:
+
+	{"tools": [{"name", "group", "active", "read_only", "concurrency_safe", "source"}],
+	 "groups": [{"name", "description", "active"}]}
+`
+
+// listedTool is a tool as list prints it.
+type listedTool struct {
+	Name            string `json:"name"`
+	Group           string `json:"group"`
+	Active          bool   `json:"active"`
+	ReadOnly        bool   `json:"read_only"`
+	ConcurrencySafe bool   `json:"concurrency_safe"`
+	Source          string `json:"source"`
+}
+
+// listedGroup is a tool group as list prints it.
+type listedGroup struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Active      bool   `json:"active"`
+}
+
+func runList(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "list", listHelp)
+	var pf permFlags
+	pf.register(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseArgs(e, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErrorf("list takes no arguments, got %q", pos)
+	}
+	pc, err := pf.context()
+	if err != nil {
+		return err
+	}
+	tk, err := newToolkit(toolkit.Options{Permission: *pc, Logger: e.log})
+	if err != nil {
+		return err
+	}
+	active, err := tk.ActiveGroups(ctx, "cli")
+	if err != nil {
+		return err
+	}
+
+	tools := []listedTool{}
+	for _, t := range tk.Tools() {
+		tools = append(tools, listedTool{
+			Name:            t.Spec.Name,
+			Group:           t.Group,
+			Active:          t.Group == toolkit.BasicGroup || slices.Contains(active, t.Group),
+			ReadOnly:        t.Spec.ReadOnly,
+			ConcurrencySafe: t.Spec.ConcurrencySafe,
+			Source:          t.Spec.Source.String(),
+		})
+	}
+	groups := []listedGroup{}
+	for _, g := range tk.Groups() {
+		groups = append(groups, listedGroup{Name: g.Name, Description: g.Description, Active: slices.Contains(active, g.Name)})
+	}
+
+	if *asJSON {
+		return writeJSON(e.stdout, struct {
+			Tools  []listedTool  `json:"tools"`
+			Groups []listedGroup `json:"groups"`
+		}{tools, groups})
+	}
+	if len(tools) == 0 {
+		fmt.Fprintf(e.stdout, "No tools are registered. The built-in tools and plugins are not in this build yet;\nset %s=1 to try the two demo tools.\n", demoToolsEnv)
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tGROUP\tACTIVE\tREAD-ONLY\tCONCURRENCY-SAFE\tSOURCE")
+	for _, t := range tools {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Group, yesNo(t.Active), yesNo(t.ReadOnly), yesNo(t.ConcurrencySafe), t.Source)
+	}
+	if err := tw.Flush(); err != nil || len(groups) == 0 {
+		return err
+	}
+	fmt.Fprintln(e.stdout)
+	tw = tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "GROUP\tACTIVE\tDESCRIPTION")
+	for _, g := range groups {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", g.Name, yesNo(g.Active), g.Description)
+	}
+	return tw.Flush()
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// writeJSON writes v as indented JSON, without escaping <, > and &.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,351 @@
+// Command wasmtools is the command line of the wasmtools tool host. It
+// lists the tools, calls one through the whole pipeline, and asks the
+// permission engine about calls without running them.
+//
+// Usage:
+//
+//	wasmtools <command> [arguments]
+//
+// The commands are:
+//
+//	list     list the tools and tool groups
+//	call     call a tool through the whole pipeline
+//	check    ask the permission engine about a call, without running it
+//	serve    serve the tools over MCP
+//	inspect  describe a Wasm plugin
+//	new      create a ready-to-build plugin
+//	version  print the version
+//
+// Run "wasmtools help <command>" for the flags and examples of a command.
+//
+// Exit status: 0 on success, 1 when the tool failed or the call was
+// interrupted, 2 on a usage error, 3 when the call was denied.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/wasmtools/wasmtools/permission"
+)
+
+// Exit codes.
+const (
+	exitOK        = 0
+	exitToolError = 1 // the tool failed, or the call was interrupted
+	exitUsage     = 2 // the command line is wrong
+	exitDenied    = 3 // a rule, the mode or the user denied the call
+)
+
+// version is set at link time with -ldflags "-X main.version=v1.2.3";
+// otherwise it comes from the build information.
+var version string
+
+// env is what a command runs with: its standard streams and its logger.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	log            *slog.Logger
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, e *env, args []string) error
+}
+
+// commands in the order "wasmtools help" lists them.
+var commands = []*command{
+	{"list", "list the tools and tool groups", runList},
+	{"call", "call a tool through the whole pipeline", runCall},
+	{"check", "ask the permission engine about a call, without running it", runCheck},
+	{"serve", "serve the tools over MCP (stdio or HTTP)", notYet("serve")},
+	{"inspect", "describe a Wasm plugin: ABI, exports, tools, grants", notYet("inspect")},
+	{"new", "create a ready-to-build plugin", notYet("new")},
+	{"version", "print the version", runVersion},
+}
+
+func main() {
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, log: newLogger(os.Stderr)}
+	os.Exit(run(context.Background(), e, os.Args[1:]))
+}
+
+// newLogger logs to w at the level named by WASMTOOLS_LOG (debug, info,
+// warn or error; warn when unset).
+func newLogger(w io.Writer) *slog.Logger {
+	level := slog.LevelWarn
+	bad := false
+	if s := os.Getenv("WASMTOOLS_LOG"); s != "" {
+		bad = level.UnmarshalText([]byte(s)) != nil
+	}
+	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	if bad {
+		log.Warn("WASMTOOLS_LOG must be debug, info, warn or error; using warn", "value", os.Getenv("WASMTOOLS_LOG"))
+	}
+	return log
+}
+
+// run runs the command line args and returns the exit code.
+func run(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 {
+		usage(e.stderr)
+		return exitUsage
+	}
+	name, args := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(args) == 0 {
+			usage(e.stdout)
+			return exitOK
+		}
+		name, args = args[0], []string{"--help"}
+	case "--version", "-version":
+		name = "version"
+	}
+	var cmd *command
+	for _, c := range commands {
+		if c.name == name {
+			cmd = c
+		}
+	}
+	if cmd == nil {
+		fmt.Fprintf(e.stderr, "wasmtools: unknown command %q\nRun 'wasmtools help' for the list of commands.\n", name)
+		return exitUsage
+	}
+	err := cmd.run(ctx, e, args)
+	var ee *exitError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, &ee):
+		if ee.err != nil {
+			fmt.Fprintf(e.stderr, "wasmtools %s: %v\n", name, ee.err)
+			if ee.code == exitUsage {
+				fmt.Fprintf(e.stderr, "Run 'wasmtools %s --help' for usage.\n", name)
+			}
+		}
+		return ee.code
+	default:
+		fmt.Fprintf(e.stderr, "wasmtools %s: %v\n", name, err)
+		return exitToolError
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `wasmtools is a tool host for LLM agents: it decides whether each tool call
+may run, runs it, and streams back the result.
+
+Usage:
+
+	wasmtools <command> [arguments]
+
+The commands are:
+
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Run "wasmtools help <command>" or "wasmtools <command> --help" for the flags
+and examples of a command.
+
+Environment:
+
+	WASMTOOLS_LOG         log level on standard error: debug, info, warn (default), error
+	WASMTOOLS_DEMO_TOOLS  set to 1 to register two demo tools, echo and upper
+`)
+}
+
+// exitError ends a command with an exit code. A nil err means the
+// command has already said everything it had to say.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErrorf reports a mistake on the command line (exit status 2).
+func usageErrorf(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// exitCode ends a command silently with code.
+func exitCode(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return &exitError{code: code}
+}
+
+// notYet runs a command that is planned but not built yet.
+func notYet(name string) func(context.Context, *env, []string) error {
+	return func(_ context.Context, e *env, _ []string) error {
+		fmt.Fprintf(e.stderr, "wasmtools %s: not available yet in this build\n", name)
+		return exitCode(exitUsage)
+	}
+}
+
+func runVersion(_ context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "version", "Usage: wasmtools version\n\nVersion prints the version of wasmtools and of the Go toolchain that built it.\n")
+	if _, err := parseArgs(e, fs, args); err != nil {
+		return err
+	}
+	v := version
+	goVersion := "unknown Go version"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		goVersion = info.GoVersion
+		if v == "" {
+			v = info.Main.Version
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	fmt.Fprintf(e.stdout, "wasmtools %s %s\n", v, goVersion)
+	return nil
+}
+
+// newFlagSet returns a flag set whose --help prints help (the command's
+// usage text followed by its flags).
+func newFlagSet(e *env, name, help string) *flag.FlagSet {
+	fs := flag.NewFlagSet("wasmtools "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // parseArgs reports errors itself
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprint(w, help)
+		if hasFlags(fs) {
+			fmt.Fprint(w, "\nFlags:\n\n")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+func hasFlags(fs *flag.FlagSet) bool {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n > 0
+}
+
+// parseArgs parses flags placed anywhere among the positional arguments
+// ("call echo '{}' --json" as well as "call --json echo '{}'") and
+// returns the positional ones. Everything after "--" is positional. On
+// --help it prints the help to standard output and returns flag.ErrHelp.
+func parseArgs(e *env, fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(e.stdout)
+			fs.Usage()
+			return nil, flag.ErrHelp
+		}
+		if err != nil {
+			return nil, &exitError{code: exitUsage, err: err}
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// permFlags are the permission flags that list, call and check share.
+type permFlags struct {
+	mode             permission.Mode
+	workdirs         []string // absolute
+	allow, deny, ask []permission.Rule
+}
+
+func (p *permFlags) register(fs *flag.FlagSet) {
+	p.mode = permission.ModeDefault
+	fs.Func("mode", "permission `mode`: default, accept_edits, explore, bypass or dont_ask (default \"default\")", func(s string) error {
+		m, err := permission.ParseMode(s)
+		if err != nil {
+			return err
+		}
+		p.mode = m
+		return nil
+	})
+	fs.Func("workdir", "working `dir`ectory in which edits may be allowed; repeatable (default: the current directory)", func(s string) error {
+		dir, err := filepath.Abs(s)
+		if err != nil {
+			return err
+		}
+		p.workdirs = append(p.workdirs, dir)
+		return nil
+	})
+	fs.Func("allow", "allow `rule`, such as upper or 'Bash(npm run:*)'; repeatable", ruleList(&p.allow))
+	fs.Func("deny", "deny `rule`: calls it matches are denied; repeatable", ruleList(&p.deny))
+	fs.Func("ask", "ask `rule`: calls it matches ask first; repeatable", ruleList(&p.ask))
+}
+
+func ruleList(rules *[]permission.Rule) func(string) error {
+	return func(s string) error {
+		r, err := permission.ParseRule(s)
+		if err != nil {
+			return err
+		}
+		*rules = append(*rules, r)
+		return nil
+	}
+}
+
+// context returns the permission configuration the flags describe. With
+// no --workdir, the current directory is the working directory.
+func (p *permFlags) context() (*permission.Context, error) {
+	if len(p.workdirs) == 0 {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("find the current directory: %w; pass --workdir DIR", err)
+		}
+		p.workdirs = []string{wd}
+	}
+	return &permission.Context{
+		Mode:        p.mode,
+		WorkingDirs: p.workdirs,
+		Allow:       p.allow,
+		Deny:        p.deny,
+		Ask:         p.ask,
+	}, nil
+}
+
+// readArguments returns a call's JSON arguments from its positional
+// argument: "-" reads standard input, nothing means the empty object.
+func readArguments(e *env, args []string) (string, error) {
+	if len(args) == 0 {
+		return "", nil
+	}
+	if args[0] != "-" {
+		return args[0], nil
+	}
+	b, err := io.ReadAll(e.stdin)
+	if err != nil {
+		return "", fmt.Errorf("read the arguments from standard input: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
