@@ -8,6 +8,7 @@ require (
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/kaptinlin/jsonrepair v0.4.8 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/text v0.14.0 // indirect
 )

@@ -1,0 +1,91 @@
+package bash
+
+// The lists below are facts taken from the reference (AgentScope's values)
+// and hardened as DESIGN.md says.
+
+// DefaultDangerousFiles are files whose modification is a safety ask and
+// whose reading is never auto-allowed: shell and tool configuration and
+// credential stores. Entries with a slash match a path suffix.
+var DefaultDangerousFiles = []string{
+	".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile",
+	".ssh/config", ".ssh/authorized_keys", ".netrc", ".npmrc", ".pypirc",
+	".env", ".envrc", ".env.local", ".env.development", ".env.development.local", ".env.test",
+	".env.test.local", ".env.staging", ".env.production", ".env.production.local",
+	".git-credentials", ".pgpass",
+}
+
+// DefaultDangerousDirs are directories with the same treatment for
+// everything inside them. Entries with a slash match consecutive path
+// segments.
+var DefaultDangerousDirs = []string{
+	".git", ".vscode", ".idea", ".ssh",
+	".aws", ".azure", ".gnupg", ".kube", ".docker", ".config/gcloud",
+}
+
+// readOnlyCommands are read-only whatever their arguments (apart from the
+// flag checks in readOnlyFlags and the generic checks on redirects,
+// variables and sensitive paths).
+var readOnlyCommands = setOf(
+	// the reference's read-only and always-safe lists, tee removed
+	"ls", "cat", "head", "tail", "less", "more", "file", "stat", "wc", "grep", "rg", "ag", "ack",
+	"find", "tree", "pwd", "which", "whereis", "type", "echo", "cd", "true", "false", "printf",
+	// added by DESIGN
+	"cut", "expr", "id", "nl", "paste", "rev", "seq", "tr", "uname", "uniq", "whoami", "numfmt", "tac",
+	"base64", "sort",
+)
+
+// harmlessVariables may be set in an assignment prefix, or expanded in an
+// argument, of a read-only command. PATH is not among them: it changes
+// which program runs.
+var harmlessVariables = setOf(
+	"NODE_ENV", "PYTHONUNBUFFERED", "RUST_LOG", "LANG", "TERM", "NO_COLOR", "FORCE_COLOR", "DEBUG",
+	"VERBOSE", "CI", "HOME", "USER", "SHELL", "EDITOR", "PAGER", "TZ", "LC_ALL", "LC_CTYPE", "COLUMNS",
+	"LINES", "CLICOLOR", "CLICOLOR_FORCE",
+)
+
+// gitReadOnly are the git subcommands that only read.
+var gitReadOnly = setOf(
+	"status", "log", "diff", "show", "branch", "tag", "remote", "ls-files", "ls-tree", "cat-file",
+	"rev-parse", "rev-list", "describe", "shortlog", "blame", "grep", "reflog", "config",
+)
+
+// dockerReadOnly are the docker subcommands that only read.
+var dockerReadOnly = setOf("ps", "images", "inspect", "logs", "version", "info")
+
+// findMutating are find's predicates that write, delete or run commands.
+var findMutating = setOf("-delete", "-exec", "-execdir", "-fls", "-fprint", "-fprint0", "-fprintf", "-ok", "-okdir")
+
+// editCommands may be auto-allowed in accept_edits when every target is
+// inside a working directory.
+var editCommands = setOf("mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed")
+
+// readers are the commands a deny rule on Read(path) also stops.
+var readers = setOf("cat", "head", "tail", "less", "more", "grep", "rg", "sed", "awk", "strings", "xxd", "od", "base64", "diff", "sort", "uniq", "wc")
+
+// noSuggestion are commands never offered as a prefix rule: interpreters,
+// shells and wrappers, whose "prefix" says nothing about what runs.
+var noSuggestion = setOf(
+	"python", "python2", "python3", "node", "nodejs", "deno", "bun", "ruby", "perl", "php", "lua", "Rscript",
+	"bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "ash", "csh", "tcsh", "pwsh", "powershell",
+	"env", "sudo", "doas", "su", "xargs", "eval", "exec", "command", "builtin", "source", ".",
+	"timeout", "nice", "nohup", "stdbuf", "time", "ionice", "setsid", "watch", "ssh", "osascript", "awk", "gawk",
+)
+
+// downloaders and shellsAndInterpreters make "download piped into a shell".
+var downloaders = setOf("curl", "wget", "fetch", "aria2c", "http", "https", "xh")
+
+var interpreters = setOf(
+	"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "csh", "tcsh",
+	"python", "python2", "python3", "perl", "ruby", "node", "php", "lua", "pwsh", "powershell", "osascript",
+)
+
+// diskCommands are dangerous by name.
+var diskCommands = setOf("dd", "fdisk", "sfdisk", "cfdisk", "format", "shred", "wipefs")
+
+func setOf(items ...string) map[string]bool {
+	m := make(map[string]bool, len(items))
+	for _, s := range items {
+		m[s] = true
+	}
+	return m
+}

@@ -1,0 +1,506 @@
+package bash
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+
+	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/bash"
+)
+
+// MaxCommandLength is the longest command analysed; longer ones are
+// unanalysable.
+const MaxCommandLength = 10_000
+
+// maxDepth bounds the nesting of `bash -c` strings parsed recursively.
+const maxDepth = 4
+
+// Script is what a command string would run.
+type Script struct {
+	// Commands are the simple commands, in source order.
+	Commands []*Command
+	// Redirects are every redirect of the script, whichever command or
+	// group it applies to.
+	Redirects []Redirect
+	// Unsafe lists why the script cannot be analysed statically; empty
+	// when it can.
+	Unsafe []string
+}
+
+// Analysable reports whether the script can be judged statically.
+func (s *Script) Analysable() bool { return len(s.Unsafe) == 0 }
+
+// Command is one simple command.
+type Command struct {
+	// Name is the command's name after quote removal, reduced to its
+	// basename ("/bin/rm" -> "rm"). Empty for a bare assignment.
+	Name string
+	// NameWord is the command word as written.
+	NameWord Word
+	// Args are the arguments after the name.
+	Args []Word
+	// Assigns are the NAME=value prefixes (or a bare assignment).
+	Assigns []Assign
+	// Wrappers are the wrapper commands peeled off to reach this one,
+	// outermost first ("sudo", "timeout", ...).
+	Wrappers []string
+	// Via says how the command was reached when it is not a direct
+	// command of the script: "bash -c", "find -exec", "xargs".
+	Via string
+	// MoreArgs reports that more arguments are added at run time
+	// (commands run by xargs).
+	MoreArgs bool
+	// AfterCd reports that a cd to another directory ran before this
+	// command, so relative paths are relative to an unknown directory.
+	AfterCd bool
+	// Pipeline numbers the pipeline the command is part of (0: none) and
+	// Stage its position in it.
+	Pipeline, Stage int
+	// Text is the source text of the command.
+	Text string
+}
+
+// PathQualified reports whether the command was named with a path.
+func (c *Command) PathQualified() bool { return strings.Contains(c.NameWord.Value, "/") }
+
+// Values returns the argument values.
+func (c *Command) Values() []string {
+	out := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		out[i] = a.Value
+	}
+	return out
+}
+
+// Assign is a variable assignment.
+type Assign struct {
+	Name  string
+	Value Word
+}
+
+// Redirect is one redirection.
+type Redirect struct {
+	// Op is the operator: > >> >| &> &>> <> < <& >& << <<< and so on.
+	Op string
+	// FD is the file descriptor written before the operator, if any.
+	FD string
+	// Target is the file (or descriptor) redirected to or from.
+	Target Word
+}
+
+// Output reports whether the redirect writes to a file (as opposed to
+// reading one, or duplicating a descriptor).
+func (r Redirect) Output() bool {
+	switch r.Op {
+	case ">", ">>", ">|", "&>", "&>>", "<>":
+		return true
+	case ">&", "&>|":
+		// ">& file" writes both streams to a file; ">&2" duplicates.
+		return !isFDTarget(r.Target.Value)
+	}
+	return false
+}
+
+// Input reports whether the redirect reads a file.
+func (r Redirect) Input() bool { return r.Op == "<" || r.Op == "<>" }
+
+func isFDTarget(s string) bool {
+	if s == "-" {
+		return true
+	}
+	s = strings.TrimSuffix(s, "-")
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+var parsers = sync.Pool{New: func() any {
+	p := sitter.NewParser()
+	p.SetLanguage(bash.GetLanguage())
+	return p
+}}
+
+// Parse analyses a command string. It never fails: what cannot be
+// analysed is reported in Script.Unsafe.
+func Parse(command string) *Script {
+	s := &Script{}
+	p := &parser{script: s}
+	p.parse(command, 0, "")
+	return s
+}
+
+type parser struct {
+	script   *Script
+	pipeline int
+	afterCd  bool
+}
+
+func (p *parser) unsafe(format string, args ...any) {
+	p.script.Unsafe = append(p.script.Unsafe, fmt.Sprintf(format, args...))
+}
+
+func (p *parser) parse(command string, depth int, via string) {
+	if len(command) > MaxCommandLength {
+		p.unsafe("the command is longer than %d characters", MaxCommandLength)
+		return
+	}
+	if hasBackslashNewline(command) {
+		// Both bash grammars mis-parse "$\<newline>(cmd)"; refuse rather
+		// than trust them.
+		p.unsafe("a backslash-newline outside single quotes")
+		return
+	}
+	if strings.ContainsRune(command, 0) {
+		p.unsafe("a NUL byte")
+		return
+	}
+	sp := parsers.Get().(*sitter.Parser)
+	tree, err := sp.ParseCtx(context.Background(), nil, []byte(command))
+	parsers.Put(sp)
+	if err != nil || tree == nil {
+		p.unsafe("the command could not be parsed")
+		return
+	}
+	defer tree.Close()
+	root := tree.RootNode()
+	if root.HasError() {
+		p.unsafe("the command does not parse as shell syntax")
+		return
+	}
+	src := []byte(command)
+	w := &walker{p: p, src: src, depth: depth, via: via}
+	w.statements(root)
+}
+
+// hasBackslashNewline reports a backslash-newline outside single quotes.
+func hasBackslashNewline(s string) bool {
+	inSingle := false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\'':
+			inSingle = !inSingle
+		case '\\':
+			if inSingle {
+				continue
+			}
+			if i+1 < len(s) && (s[i+1] == '\n' || (s[i+1] == '\r' && i+2 < len(s) && s[i+2] == '\n')) {
+				return true
+			}
+			i++ // skip the escaped character (an escaped quote is not a quote)
+		}
+	}
+	return false
+}
+
+type walker struct {
+	p     *parser
+	src   []byte
+	depth int
+	via   string
+}
+
+func (w *walker) unsafeNode(n *sitter.Node) {
+	w.p.unsafe("%s cannot be analysed statically", describeNode(n.Type()))
+}
+
+func describeNode(kind string) string {
+	switch kind {
+	case "command_substitution":
+		return "command substitution $(...) or `...`"
+	case "process_substitution":
+		return "process substitution <(...) or >(...)"
+	case "expansion":
+		return "parameter expansion ${...}"
+	case "arithmetic_expansion":
+		return "arithmetic expansion $((...))"
+	case "subshell":
+		return "a subshell (...)"
+	case "for_statement", "c_style_for_statement":
+		return "a for loop"
+	case "while_statement":
+		return "a while or until loop"
+	case "if_statement":
+		return "an if statement"
+	case "case_statement":
+		return "a case statement"
+	case "function_definition":
+		return "a function definition"
+	case "test_command":
+		return "a test [[ ]] or (( ))"
+	}
+	return "the construct " + kind
+}
+
+// statements walks a node holding statements.
+func (w *walker) statements(n *sitter.Node) {
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		w.statement(n.NamedChild(i), nil)
+	}
+}
+
+// statement walks one statement; redirects collects redirects applying to
+// it from an enclosing redirected_statement.
+func (w *walker) statement(n *sitter.Node, redirects []Redirect) {
+	switch n.Type() {
+	case "comment":
+	case "list":
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			w.statement(n.NamedChild(i), nil)
+		}
+	case "pipeline":
+		w.p.pipeline++
+		id := w.p.pipeline
+		stage := 0
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			c := n.NamedChild(i)
+			before := len(w.p.script.Commands)
+			w.statement(c, nil)
+			for _, cmd := range w.p.script.Commands[before:] {
+				if cmd.Pipeline == 0 {
+					cmd.Pipeline, cmd.Stage = id, stage
+				}
+			}
+			stage++
+		}
+	case "redirected_statement":
+		var rs []Redirect
+		var body *sitter.Node
+		for i := 0; i < int(n.ChildCount()); i++ {
+			c := n.Child(i)
+			if !c.IsNamed() {
+				continue
+			}
+			if n.FieldNameForChild(i) == "body" {
+				body = c
+				continue
+			}
+			if r, ok := w.redirect(c); ok {
+				rs = append(rs, r)
+			}
+		}
+		w.p.script.Redirects = append(w.p.script.Redirects, rs...)
+		if body != nil {
+			w.statement(body, rs)
+		}
+	case "compound_statement", "negated_command":
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			w.statement(n.NamedChild(i), nil)
+		}
+	case "command":
+		w.command(n)
+	case "variable_assignment", "variable_assignments":
+		var as []Assign
+		w.assignments(n, &as)
+		w.add(&Command{Assigns: as, Text: n.Content(w.src)})
+	case "declaration_command", "unset_command":
+		w.declaration(n)
+	default:
+		w.unsafeNode(n)
+	}
+}
+
+func (w *walker) assignments(n *sitter.Node, out *[]Assign) {
+	if n.Type() == "variable_assignments" {
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			w.assignments(n.NamedChild(i), out)
+		}
+		return
+	}
+	a := Assign{}
+	for i := 0; i < int(n.ChildCount()); i++ {
+		c := n.Child(i)
+		switch n.FieldNameForChild(i) {
+		case "name":
+			if c.Type() != "variable_name" {
+				// a[i]=x: the subscript is evaluated arithmetically.
+				w.unsafeNode(c)
+			}
+			a.Name = c.Content(w.src)
+		case "value":
+			a.Value = w.word(c)
+		}
+	}
+	*out = append(*out, a)
+}
+
+// declaration handles export/declare/local/readonly/typeset/unset: a
+// command like any other, named by its keyword.
+func (w *walker) declaration(n *sitter.Node) {
+	cmd := &Command{Text: n.Content(w.src)}
+	for i := 0; i < int(n.ChildCount()); i++ {
+		c := n.Child(i)
+		if !c.IsNamed() {
+			if cmd.Name == "" {
+				cmd.Name = c.Type()
+				cmd.NameWord = Word{Raw: cmd.Name, Value: cmd.Name}
+			}
+			continue
+		}
+		if c.Type() == "variable_assignment" {
+			var as []Assign
+			w.assignments(c, &as)
+			for _, a := range as {
+				cmd.Args = append(cmd.Args, Word{Raw: a.Name + "=" + a.Value.Raw, Value: a.Name + "=" + a.Value.Value, Vars: a.Value.Vars, Dynamic: a.Value.Dynamic})
+			}
+			continue
+		}
+		cmd.Args = append(cmd.Args, w.word(c))
+	}
+	w.add(cmd)
+}
+
+func (w *walker) word(n *sitter.Node) Word {
+	var kinds []string
+	word := evalWord(n, w.src, &kinds)
+	for _, k := range kinds {
+		w.p.unsafe("%s cannot be analysed statically", describeNode(k))
+	}
+	return word
+}
+
+// command handles a simple command node.
+func (w *walker) command(n *sitter.Node) {
+	cmd := &Command{Text: n.Content(w.src)}
+	var words []Word
+	for i := 0; i < int(n.ChildCount()); i++ {
+		c := n.Child(i)
+		if !c.IsNamed() {
+			continue
+		}
+		switch field := n.FieldNameForChild(i); {
+		case c.Type() == "variable_assignment":
+			w.assignments(c, &cmd.Assigns)
+		case field == "name":
+			words = append(words, w.word(c))
+		case field == "redirect" || strings.HasSuffix(c.Type(), "_redirect"):
+			if r, ok := w.redirect(c); ok {
+				w.p.script.Redirects = append(w.p.script.Redirects, r)
+			}
+		default:
+			words = append(words, w.word(c))
+		}
+	}
+	if len(words) == 0 {
+		w.add(cmd)
+		return
+	}
+	w.resolve(cmd, words, nil)
+}
+
+// add records a command.
+func (w *walker) add(cmd *Command) {
+	cmd.AfterCd = cmd.AfterCd || w.p.afterCd
+	if cmd.Via == "" {
+		cmd.Via = w.via
+	}
+	w.p.script.Commands = append(w.p.script.Commands, cmd)
+	if cmd.Name == "cd" || cmd.Name == "pushd" || cmd.Name == "popd" {
+		if !(len(cmd.Args) == 1 && cmd.Args[0].Value == ".") {
+			w.p.afterCd = true
+		}
+	}
+}
+
+// resolve sets the name and arguments of cmd from words, peeling wrappers
+// (and recursing into the commands they run).
+func (w *walker) resolve(cmd *Command, words []Word, wrappers []string) {
+	name := words[0]
+	cmd.NameWord = name
+	cmd.Name = path.Base(name.Value)
+	if name.Value == "" || strings.HasSuffix(name.Value, "/") {
+		cmd.Name = name.Value
+	}
+	cmd.Args = words[1:]
+	cmd.Wrappers = wrappers
+	w.add(cmd)
+	if !name.Literal() {
+		return
+	}
+	// Commands this one runs.
+	if inner, ok := unwrap(cmd); ok {
+		if len(inner.words) == 0 {
+			return
+		}
+		sub := &Command{Text: cmd.Text, Via: inner.via, MoreArgs: inner.moreArgs || cmd.MoreArgs, Pipeline: cmd.Pipeline, Stage: cmd.Stage}
+		sub.Assigns = inner.assigns
+		w.resolve(sub, inner.words, append(append([]string(nil), wrappers...), cmd.Name))
+		return
+	}
+	if script, ok := shellCommandString(cmd); ok {
+		if w.depth >= maxDepth {
+			w.p.unsafe("shell -c strings nested too deeply")
+			return
+		}
+		if !script.Literal() {
+			w.p.unsafe("a %s -c string built at run time", cmd.Name)
+			return
+		}
+		w.p.parse(script.Value, w.depth+1, cmd.Name+" -c")
+	}
+	for _, ex := range findExecs(cmd) {
+		sub := &Command{Text: cmd.Text, Via: "find " + ex.flag}
+		w.resolve(sub, ex.words, append(append([]string(nil), wrappers...), "find"))
+	}
+}
+
+// redirect evaluates a redirect node.
+func (w *walker) redirect(n *sitter.Node) (Redirect, bool) {
+	r := Redirect{}
+	switch n.Type() {
+	case "file_redirect":
+		for i := 0; i < int(n.ChildCount()); i++ {
+			c := n.Child(i)
+			switch {
+			case c.Type() == "file_descriptor":
+				r.FD = c.Content(w.src)
+			case !c.IsNamed():
+				r.Op = c.Type()
+			case n.FieldNameForChild(i) == "destination" || c.IsNamed():
+				r.Target = w.word(c)
+			}
+		}
+	case "heredoc_redirect":
+		r.Op = "<<"
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			c := n.NamedChild(i)
+			switch c.Type() {
+			case "heredoc_start", "heredoc_end", "file_descriptor":
+			case "heredoc_body":
+				// An unquoted delimiter makes the body expand: look for
+				// anything dynamic in it.
+				for j := 0; j < int(c.NamedChildCount()); j++ {
+					if k := c.NamedChild(j).Type(); k != "heredoc_content" && k != "simple_expansion" {
+						w.unsafeNode(c.NamedChild(j))
+					}
+				}
+			default:
+				// A command after the heredoc operator (cat <<EOF | sh)
+				// is a statement in its own right.
+				w.statement(c, nil)
+			}
+		}
+	case "herestring_redirect":
+		r.Op = "<<<"
+		for i := 0; i < int(n.NamedChildCount()); i++ {
+			c := n.NamedChild(i)
+			if c.Type() == "file_descriptor" {
+				r.FD = c.Content(w.src)
+				continue
+			}
+			r.Target = w.word(c)
+		}
+	default:
+		w.unsafeNode(n)
+		return r, false
+	}
+	return r, true
+}

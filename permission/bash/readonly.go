@@ -1,0 +1,319 @@
+package bash
+
+import "strings"
+
+// readOnly reports whether a simple command only reads: its name is a
+// bare literal on the read-only list (with the per-command flag checks),
+// its assignments and variables are harmless, and nothing is added to its
+// arguments at run time. Redirects and sensitive paths are judged
+// separately.
+func readOnly(c *Command) bool {
+	for _, as := range c.Assigns {
+		if !harmlessVariables[as.Name] || !harmlessWord(as.Value) {
+			return false
+		}
+	}
+	if c.Name == "" {
+		// A bare assignment of harmless variables.
+		return len(c.Assigns) > 0
+	}
+	if !c.NameWord.Literal() || c.NameWord.Glob || c.PathQualified() || c.MoreArgs {
+		return false
+	}
+	for _, a := range c.Args {
+		if !harmlessWord(a) {
+			return false
+		}
+	}
+	if _, ok := wrappers[c.Name]; ok {
+		return readOnlyWrapper(c)
+	}
+	args := c.Values()
+	switch c.Name {
+	case "git":
+		return gitReadOnlyArgs(args)
+	case "docker":
+		return len(args) > 0 && dockerReadOnly[args[0]]
+	case "gh":
+		return ghReadOnly(args)
+	case "python", "python3", "node":
+		return len(args) == 1 && (args[0] == "--version" || args[0] == "-V" && c.Name != "node" || args[0] == "-v" && c.Name == "node")
+	case "npm":
+		return len(args) > 0 && (args[0] == "list" || args[0] == "ls")
+	case "pip", "pip3":
+		return len(args) > 0 && (args[0] == "list" || args[0] == "show")
+	}
+	if !readOnlyCommands[c.Name] {
+		return false
+	}
+	return readOnlyFlags(c.Name, args)
+}
+
+// harmlessWord: no dynamic parts, and only harmless variables.
+func harmlessWord(w Word) bool {
+	if w.Dynamic {
+		return false
+	}
+	for _, v := range w.Vars {
+		if !harmlessVariables[v] {
+			return false
+		}
+	}
+	return true
+}
+
+// readOnlyWrapper: a wrapper is read-only when it changes nothing by
+// itself; the command it runs is judged on its own.
+func readOnlyWrapper(c *Command) bool {
+	switch c.Name {
+	case "timeout", "nice", "nohup", "time", "stdbuf", "command", "builtin":
+		return true
+	case "env":
+		for _, a := range c.Args {
+			v := a.Value
+			if strings.HasPrefix(v, "-") {
+				return false // -i, -u, -C, -S: changes more than it shows
+			}
+			if name, _, ok := strings.Cut(v, "="); ok {
+				if !harmlessVariables[name] {
+					return false
+				}
+				continue
+			}
+			break
+		}
+		return true
+	}
+	return false
+}
+
+// shortFlags reports whether an argument is a cluster of short flags
+// containing any of letters.
+func shortFlagHas(arg, letters string) bool {
+	return len(arg) > 1 && arg[0] == '-' && arg[1] != '-' && strings.ContainsAny(arg[1:], letters)
+}
+
+func hasLong(args []string, names ...string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		for _, n := range names {
+			if a == n || strings.HasPrefix(a, n+"=") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// readOnlyFlags applies the per-command flag checks.
+func readOnlyFlags(name string, args []string) bool {
+	switch name {
+	case "find":
+		for _, a := range args {
+			if findMutating[a] {
+				return false
+			}
+		}
+	case "rg":
+		if hasLong(args, "--pre", "--hostname-bin", "--search-zip") {
+			return false
+		}
+		for _, a := range args {
+			if a == "--" {
+				break
+			}
+			if shortFlagHas(a, "z") && !strings.Contains(a, "=") {
+				return false
+			}
+		}
+	case "sort":
+		if hasLong(args, "--output", "--compress-program") {
+			return false
+		}
+		for _, a := range args {
+			if a == "--" {
+				break
+			}
+			if shortFlagHas(a, "o") {
+				return false
+			}
+		}
+	case "tree":
+		for _, a := range args {
+			if a == "-o" || strings.HasPrefix(a, "-o") || a == "-R" || hasLong([]string{a}, "--output") {
+				return false
+			}
+		}
+	case "base64":
+		if hasLong(args, "--output") {
+			return false
+		}
+		for _, a := range args {
+			if a == "-o" || strings.HasPrefix(a, "-o") {
+				return false
+			}
+		}
+	case "sed":
+		return sedReadOnly(args)
+	case "printf":
+		for _, a := range args {
+			if a == "-v" || strings.HasPrefix(a, "-v") {
+				return false // printf -v NAME assigns a variable
+			}
+		}
+	case "uniq":
+		// uniq IN OUT writes OUT.
+		if len(positionals(args, nil)) > 1 {
+			return false
+		}
+	case "file":
+		if hasLong(args, "--compile") {
+			return false
+		}
+		for _, a := range args {
+			if shortFlagHas(a, "C") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// positionals returns the non-flag arguments; valued lists the options
+// that take the next argument as their value.
+func positionals(args []string, valued map[string]bool) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i+1:]...)
+		}
+		if strings.HasPrefix(a, "-") && a != "-" {
+			if valued[a] && !strings.Contains(a, "=") {
+				i++
+			}
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// gitGlobalValued are git's global options that take the next argument.
+var gitGlobalValued = setOf("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--exec-path", "--list-cmds", "--attr-source")
+
+// gitSubcommand splits git's arguments at the subcommand, skipping global
+// options. It reports whether any global option was present.
+func gitSubcommand(args []string) (sub string, rest []string, hadGlobal bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") {
+			hadGlobal = true
+			if gitGlobalValued[a] {
+				i++
+			}
+			continue
+		}
+		return a, args[i+1:], hadGlobal
+	}
+	return "", nil, hadGlobal
+}
+
+func gitReadOnlyArgs(args []string) bool {
+	sub, rest, hadGlobal := gitSubcommand(args)
+	if hadGlobal || !gitReadOnly[sub] {
+		return false
+	}
+	if hasLong(rest, "--output", "--ext-diff", "--textconv", "--filters", "--open-files-in-pager", "--exec") {
+		return false
+	}
+	for _, a := range rest {
+		if a == "--" {
+			break
+		}
+		if sub == "grep" && (a == "-O" || strings.HasPrefix(a, "-O")) {
+			return false // git grep -O runs a pager program
+		}
+	}
+	switch sub {
+	case "branch":
+		return listingOnly(rest,
+			setOf("-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--show-current", "-i", "--ignore-case", "--no-color", "--color", "--no-column", "--column", "--omit-empty", "-q", "--quiet"),
+			setOf("--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format", "--abbrev"))
+	case "tag":
+		return listingOnly(rest,
+			setOf("-i", "--ignore-case", "--no-column", "--column", "--color", "--no-color", "--omit-empty"),
+			setOf("--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"))
+	case "remote":
+		if len(rest) == 0 {
+			return true
+		}
+		switch rest[0] {
+		case "-v", "--verbose":
+			return len(rest) == 1 || (len(rest) >= 2 && (rest[1] == "show" || rest[1] == "get-url"))
+		case "show", "get-url":
+			return true
+		}
+		return false
+	case "config":
+		read := false
+		for _, a := range rest {
+			switch {
+			case a == "--get" || a == "--get-all" || a == "--get-regexp" || a == "--list" || a == "-l" || a == "--get-urlmatch" || a == "--get-color" || a == "--get-colorbool":
+				read = true
+			case a == "get" || a == "list":
+				read = true
+			case a == "-e" || a == "--edit" || strings.HasPrefix(a, "--add") || strings.HasPrefix(a, "--unset") || strings.HasPrefix(a, "--replace") ||
+				strings.HasPrefix(a, "--rename") || strings.HasPrefix(a, "--remove"):
+				return false
+			}
+		}
+		return read
+	}
+	return true
+}
+
+// listingOnly accepts the listing forms of git branch and git tag: known
+// flags, -l/--list with patterns, -n<num> for tags, and valued filters.
+func listingOnly(args []string, flags, valued map[string]bool) bool {
+	list := false
+	var pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, _, attached := strings.Cut(a, "=")
+		switch {
+		case a == "-l" || a == "--list":
+			list = true
+		case flags[a] || flags[name] || strings.HasPrefix(a, "--sort=") || strings.HasPrefix(a, "--format=") || strings.HasPrefix(a, "--color=") || strings.HasPrefix(a, "--column="):
+		case valued[name]:
+			if !attached {
+				i++
+			}
+		case strings.HasPrefix(a, "-n") && isNumber(a[2:]):
+		case strings.HasPrefix(a, "-"):
+			return false
+		default:
+			pos = append(pos, a)
+		}
+	}
+	return len(pos) == 0 || list
+}
+
+func ghReadOnly(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	if args[0] == "status" {
+		return true
+	}
+	if len(args) < 2 {
+		return false
+	}
+	switch args[0] + " " + args[1] {
+	case "repo view", "issue list", "pr list", "issue view", "pr view", "pr status", "issue status", "pr diff", "pr checks", "run list", "run view", "release list", "release view":
+		return true
+	}
+	return false
+}

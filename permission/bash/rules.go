@@ -1,0 +1,311 @@
+package bash
+
+import (
+	"strings"
+)
+
+// MatchKind says how strictly a rule is matched. Deny and ask rules match
+// loosely (a miss would let a command through), allow rules strictly (a
+// false match would let a command through).
+type MatchKind int
+
+// The match kinds.
+const (
+	MatchStrict MatchKind = iota // for allow rules
+	MatchLoose                   // for deny and ask rules
+)
+
+// ruleWords are the words a rule sees for a command: the name, then the
+// arguments; git's global options are skipped so that
+// `git -C /p reset --hard` reads as `git reset --hard`.
+func ruleWords(c *Command) []string {
+	words := append([]string{c.Name}, c.Values()...)
+	if c.Name == "git" {
+		sub, rest, _ := gitSubcommand(c.Values())
+		if sub != "" {
+			words = append([]string{"git", sub}, rest...)
+		}
+	}
+	return words
+}
+
+// normalizeFlags maps spellings of the same flag to one letter where the
+// command is known (rm's --recursive is -r, -R is -r).
+func normalizeFlag(cmd, flag string) string {
+	if cmd == "rm" || cmd == "cp" || cmd == "chmod" || cmd == "chown" || cmd == "chgrp" {
+		switch flag {
+		case "--recursive", "R":
+			return "r"
+		case "--force":
+			return "f"
+		}
+	}
+	return flag
+}
+
+// splitWords splits argv-like text: flags expanded into single letters,
+// positionals kept in order.
+func splitWords(cmd string, words []string) (flags map[string]bool, pos []string) {
+	flags = map[string]bool{}
+	endOfFlags := false
+	for _, w := range words {
+		switch {
+		case endOfFlags || w == "-" || !strings.HasPrefix(w, "-"):
+			pos = append(pos, w)
+		case w == "--":
+			endOfFlags = true
+		case strings.HasPrefix(w, "--"):
+			flags[normalizeFlag(cmd, w)] = true
+		default:
+			for i := 1; i < len(w); i++ {
+				flags[normalizeFlag(cmd, string(w[i]))] = true
+			}
+		}
+	}
+	return flags, pos
+}
+
+// ruleText parses a rule's command text into words the way the shell
+// would.
+func ruleText(text string) []string {
+	s := Parse(text)
+	if !s.Analysable() || len(s.Commands) == 0 {
+		return strings.Fields(text)
+	}
+	c := s.Commands[0]
+	return append([]string{c.NameWord.Value}, c.Values()...)
+}
+
+// MatchRule reports whether the rule content (prefix:*, exact text, or a
+// * wildcard pattern) matches the simple command c.
+func MatchRule(c *Command, content string, kind MatchKind) bool {
+	words := ruleWords(c)
+	if prefix, ok := strings.CutSuffix(content, ":*"); ok {
+		return matchPrefix(words, ruleText(prefix), kind)
+	}
+	if strings.Contains(content, "*") {
+		return wildcard(content, strings.Join(words, " "))
+	}
+	return matchExact(words, ruleText(content))
+}
+
+func matchPrefix(words, prefix []string, kind MatchKind) bool {
+	if len(prefix) == 0 || len(words) == 0 || words[0] != baseName(prefix[0]) {
+		return false
+	}
+	cmd := words[0]
+	pf, pp := splitWords(cmd, prefix[1:])
+	cf, cp := splitWords(cmd, words[1:])
+	for f := range pf {
+		if !cf[f] {
+			return false
+		}
+	}
+	if kind == MatchStrict {
+		if len(cp) < len(pp) {
+			return false
+		}
+		for i := range pp {
+			if cp[i] != pp[i] {
+				return false
+			}
+		}
+		return true
+	}
+	// Loose: the prefix's positionals in order, anywhere.
+	j := 0
+	for _, w := range cp {
+		if j < len(pp) && w == pp[j] {
+			j++
+		}
+	}
+	return j == len(pp)
+}
+
+func matchExact(words, want []string) bool {
+	if len(want) == 0 || len(words) == 0 || words[0] != baseName(want[0]) {
+		return false
+	}
+	cmd := words[0]
+	wf, wp := splitWords(cmd, want[1:])
+	cf, cp := splitWords(cmd, words[1:])
+	if len(wf) != len(cf) || len(wp) != len(cp) {
+		return false
+	}
+	for f := range wf {
+		if !cf[f] {
+			return false
+		}
+	}
+	for i := range wp {
+		if wp[i] != cp[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func baseName(s string) string {
+	if i := strings.LastIndex(s, "/"); i >= 0 && i < len(s)-1 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// wildcard matches text against a pattern where * is any run of
+// characters (spaces and slashes included) and the rest is literal.
+func wildcard(pattern, text string) bool {
+	parts := strings.Split(pattern, "*")
+	if !strings.HasPrefix(text, parts[0]) {
+		return false
+	}
+	text = text[len(parts[0]):]
+	last := parts[len(parts)-1]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(text, p)
+		if i < 0 {
+			return false
+		}
+		text = text[i+len(p):]
+	}
+	if len(parts) == 1 {
+		return text == ""
+	}
+	return strings.HasSuffix(text, last) && len(text) >= len(last)
+}
+
+// MatchAny reports whether the rule hits any command of the script (deny
+// and ask rules). A command whose name is not known statically could be
+// anything, so it matches.
+func MatchAny(s *Script, content string) bool {
+	for _, c := range s.Commands {
+		if c.Name == "" {
+			continue
+		}
+		if !c.NameWord.Literal() || c.NameWord.Glob || MatchRule(c, content, MatchLoose) {
+			return true
+		}
+	}
+	return false
+}
+
+// CoveredBy reports whether every command of the script is read-only or
+// matched by one of the allow rules.
+func CoveredBy(s *Script, contents []string) bool {
+	if !s.Analysable() || len(s.Commands) == 0 {
+		return false
+	}
+	for _, c := range s.Commands {
+		if readOnly(c) {
+			continue
+		}
+		if c.Name == "" || !c.NameWord.Literal() || c.NameWord.Glob {
+			return false
+		}
+		covered := false
+		for _, content := range contents {
+			if MatchRule(c, content, MatchStrict) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			return false
+		}
+	}
+	return true
+}
+
+// Suggestions returns prefix rules (content only, "npm run:*") that would
+// allow the script's commands: one per distinct command that is not
+// read-only, at most five. None when some command cannot be covered by a
+// prefix rule (an interpreter, a shell, a wrapper, a name known only at
+// run time): accepting the others would not stop the asking.
+func Suggestions(s *Script) []string {
+	if !s.Analysable() {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range s.Commands {
+		if readOnly(c) {
+			continue
+		}
+		if c.Name == "" || !c.NameWord.Literal() || c.NameWord.Glob || noSuggestion[c.Name] || c.MoreArgs || len(c.Wrappers) > 0 && !allHarmlessWrappers(c.Wrappers) {
+			if _, isWrapper := wrappers[c.Name]; isWrapper {
+				continue // the command it runs is suggested for
+			}
+			return nil
+		}
+		words := ruleWords(c)
+		rule := words[0]
+		if len(words) > 1 && !strings.HasPrefix(words[1], "-") && words[1] != "" && !strings.ContainsAny(words[1], " \t\n*") {
+			rule += " " + words[1]
+		}
+		rule += ":*"
+		if !seen[rule] {
+			seen[rule] = true
+			out = append(out, rule)
+		}
+	}
+	if len(out) > 5 {
+		out = out[:5]
+	}
+	return out
+}
+
+func allHarmlessWrappers(ws []string) bool {
+	for _, w := range ws {
+		switch w {
+		case "timeout", "nice", "nohup", "time", "stdbuf", "command", "builtin", "env":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// ReadTargets returns the arguments of reader commands (cat, grep, ...)
+// and the files of input redirects: what a deny rule on Read(path) looks
+// at. unknown reports a reader whose arguments are not all known
+// statically.
+func ReadTargets(s *Script) (targets []Word, afterCd []bool, unknown bool) {
+	for _, c := range s.Commands {
+		if !readers[c.Name] {
+			continue
+		}
+		if c.MoreArgs {
+			unknown = true
+		}
+		for _, a := range c.Args {
+			if strings.HasPrefix(a.Value, "-") && a.Value != "-" {
+				if _, v, ok := strings.Cut(a.Value, "="); ok {
+					w := a
+					w.Value = v
+					targets = append(targets, w)
+					afterCd = append(afterCd, c.AfterCd)
+				}
+				continue
+			}
+			if !a.Literal() {
+				unknown = true
+			}
+			targets = append(targets, a)
+			afterCd = append(afterCd, c.AfterCd)
+		}
+	}
+	for _, r := range s.Redirects {
+		if r.Input() {
+			targets = append(targets, r.Target)
+			afterCd = append(afterCd, anyAfterCd(s))
+		}
+	}
+	return targets, afterCd, unknown
+}
+
+// Resolve returns the absolute path an argument names, as the path checks
+// see it (symbolic links followed as far as the path exists); ok is false
+// when it cannot be known statically.
+func (a *Analyzer) Resolve(w Word, cwd string, afterCd bool) (string, bool) {
+	return a.resolve(w, cwd, afterCd)
+}
