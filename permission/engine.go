@@ -55,10 +55,10 @@ type Subject interface {
 	CheckPermissions(ctx context.Context, input map[string]any, pc *Context) (Decision, error)
 	// MatchRule reports whether a deny or ask rule hits this call. The rule
 	// may name another tool (a Bash command reading a path denied to Read).
-	MatchRule(rule Rule, input map[string]any) bool
+	MatchRule(rule Rule, input map[string]any, pc *Context) bool
 	// CoveredBy reports whether the allow rules, taken together, allow this
 	// call. All the rules given name this tool.
-	CoveredBy(allow []Rule, input map[string]any) bool
+	CoveredBy(allow []Rule, input map[string]any, pc *Context) bool
 	// Suggestions are the rules offered with an ASK.
 	Suggestions(input map[string]any) []Rule
 }
@@ -74,7 +74,7 @@ func Evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 
 	// 1. Deny rules, of this tool or of another one the tool says applies.
 	for _, r := range pc.Deny {
-		if s.MatchRule(r, input) {
+		if s.MatchRule(r, input, pc) {
 			return Decision{
 				Behavior: Deny,
 				Message:  fmt.Sprintf("Permission to use %s was denied by the rule %s. Do not retry this call; choose another approach or ask the user.", name, r),
@@ -85,7 +85,7 @@ func Evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 
 	// 2. Ask rules of this tool.
 	for _, r := range pc.Ask {
-		if r.Tool != name || !s.MatchRule(r, input) {
+		if r.Tool != name || !s.MatchRule(r, input, pc) {
 			continue
 		}
 		if mode == ModeDontAsk {
@@ -164,7 +164,7 @@ func Evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 				own = append(own, r)
 			}
 		}
-		if len(own) > 0 && s.CoveredBy(own, input) {
+		if len(own) > 0 && s.CoveredBy(own, input, pc) {
 			return Decision{Behavior: Allow, Reason: "allow rule"}
 		}
 	}

@@ -26,15 +26,15 @@ func (f fakeSubject) CheckPermissions(context.Context, map[string]any, *Context)
 	}
 	return f.check, f.checkErr
 }
-func (f fakeSubject) MatchRule(r Rule, in map[string]any) bool {
+func (f fakeSubject) MatchRule(r Rule, in map[string]any, _ *Context) bool {
 	if r.Tool != f.name {
 		return f.foreign[r.String()]
 	}
 	return r.Content == "" || r.Content == in["cmd"]
 }
-func (f fakeSubject) CoveredBy(allow []Rule, in map[string]any) bool {
+func (f fakeSubject) CoveredBy(allow []Rule, in map[string]any, pc *Context) bool {
 	for _, r := range allow {
-		if f.MatchRule(r, in) {
+		if f.MatchRule(r, in, pc) {
 			return true
 		}
 	}

@@ -35,7 +35,7 @@ func (t *testTool) Call(ctx context.Context, in Input) Stream {
 	return t.call(ctx, in)
 }
 
-func (t *testTool) MatchRule(content string, in Input) bool {
+func (t *testTool) MatchRule(content string, in Input, _ *permission.Context) bool {
 	if t.match == nil {
 		return content == ""
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+
+	"github.com/wasmtools/wasmtools/permission"
 )
 
 // Runtime is what a running call knows about itself: which session and call
@@ -18,6 +20,9 @@ type Runtime struct {
 	// (e.g. "image/png", "application/pdf"); tools fall back to text for
 	// others.
 	Accept []string
+	// Permission is the permission configuration the call was judged
+	// under: tools read the working directories from it.
+	Permission *permission.Context
 }
 
 type runtimeKey struct{}

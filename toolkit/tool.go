@@ -89,9 +89,10 @@ type ReadOnlyChecker interface {
 }
 
 // RuleMatcher says what a rule's content means for this tool. Default: only
-// a tool-level rule (empty content) matches.
+// a tool-level rule (empty content) matches. pc gives the working
+// directories, against which relative patterns are anchored.
 type RuleMatcher interface {
-	MatchRule(content string, input Input) bool
+	MatchRule(content string, input Input, pc *permission.Context) bool
 }
 
 // Suggester offers the rules a user could accept to stop being asked about
@@ -104,14 +105,14 @@ type Suggester interface {
 // (a Bash script is covered when each of its commands is). Default: any one
 // rule matching through MatchRule covers the call.
 type RulesCoverer interface {
-	CoveredBy(contents []string, input Input) bool
+	CoveredBy(contents []string, input Input, pc *permission.Context) bool
 }
 
 // ForeignRuleMatcher lets a deny rule written for another tool hit this one
 // (a deny on Read(path) also stopping `cat path` in Bash). Default: rules of
 // other tools never match.
 type ForeignRuleMatcher interface {
-	MatchForeignRule(rule permission.Rule, input Input) bool
+	MatchForeignRule(rule permission.Rule, input Input, pc *permission.Context) bool
 }
 
 // DefaultSuggestions is the Tool-contract default: one tool-level allow rule.
@@ -147,33 +148,33 @@ func (s subject) CheckPermissions(ctx context.Context, input map[string]any, pc 
 	return s.tool.CheckPermissions(ctx, input, pc)
 }
 
-func (s subject) MatchRule(r permission.Rule, input map[string]any) bool {
+func (s subject) MatchRule(r permission.Rule, input map[string]any, pc *permission.Context) bool {
 	if r.Tool != s.spec.Name {
 		if m, ok := s.tool.(ForeignRuleMatcher); ok {
-			return m.MatchForeignRule(r, input)
+			return m.MatchForeignRule(r, input, pc)
 		}
 		return false
 	}
-	return s.matchContent(r.Content, input)
+	return s.matchContent(r.Content, input, pc)
 }
 
-func (s subject) matchContent(content string, input Input) bool {
+func (s subject) matchContent(content string, input Input, pc *permission.Context) bool {
 	if m, ok := s.tool.(RuleMatcher); ok {
-		return m.MatchRule(content, input)
+		return m.MatchRule(content, input, pc)
 	}
 	return content == ""
 }
 
-func (s subject) CoveredBy(allow []permission.Rule, input map[string]any) bool {
+func (s subject) CoveredBy(allow []permission.Rule, input map[string]any, pc *permission.Context) bool {
 	if c, ok := s.tool.(RulesCoverer); ok {
 		contents := make([]string, len(allow))
 		for i, r := range allow {
 			contents[i] = r.Content
 		}
-		return c.CoveredBy(contents, input)
+		return c.CoveredBy(contents, input, pc)
 	}
 	for _, r := range allow {
-		if s.matchContent(r.Content, input) {
+		if s.matchContent(r.Content, input, pc) {
 			return true
 		}
 	}

@@ -305,7 +305,7 @@ func (t *Turn) runParallel(ctx context.Context, start, end int) bool {
 			continue
 		}
 		if cs.phase == phaseAsk {
-			if j := coveredByEarlierAsk(batch[:i], cs); j >= 0 {
+			if j := coveredByEarlierAsk(batch[:i], cs, t.permissionContext()); j >= 0 {
 				cs.phase, cs.deferredTo = phaseDeferred, start+j
 				continue
 			}
@@ -351,7 +351,7 @@ func (t *Turn) runParallel(ctx context.Context, start, end int) bool {
 // coveredByEarlierAsk returns the index of an earlier call of the batch
 // still waiting for confirmation whose suggested rules would allow cs, or
 // -1. Safety asks are never covered: they always reach the user.
-func coveredByEarlierAsk(earlier []*callState, cs *callState) int {
+func coveredByEarlierAsk(earlier []*callState, cs *callState, pc *permission.Context) int {
 	if cs.decision.BypassImmune || cs.e == nil {
 		return -1
 	}
@@ -360,7 +360,7 @@ func coveredByEarlierAsk(earlier []*callState, cs *callState) int {
 			continue
 		}
 		for _, r := range prev.decision.Suggestions {
-			if r.Tool == cs.e.spec.Name && cs.e.subject.CoveredBy([]permission.Rule{r}, cs.input) {
+			if r.Tool == cs.e.spec.Name && cs.e.subject.CoveredBy([]permission.Rule{r}, cs.input, pc) {
 				return j
 			}
 		}
@@ -490,7 +490,8 @@ func (t *Turn) permissionContext() *permission.Context {
 }
 
 func (t *Turn) runtime(cs *callState) *Runtime {
-	return &Runtime{SessionID: t.session.ID(), CallID: cs.call.ID, Tool: cs.call.Name, Session: t.session, Accept: t.opts.Accept}
+	return &Runtime{SessionID: t.session.ID(), CallID: cs.call.ID, Tool: cs.call.Name, Session: t.session,
+		Accept: t.opts.Accept, Permission: t.permissionContext()}
 }
 
 func (t *Turn) executeCall(ctx context.Context, cs *callState) *Response {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/builtin"
 )
 
 // demoToolsEnv names the environment variable that, set to 1, registers
@@ -15,10 +16,13 @@ import (
 const demoToolsEnv = "WASMTOOLS_DEMO_TOOLS"
 
 // newToolkit builds the toolkit every command works on. It is the one
-// place where tools are registered: built-in tools, plugins and MCP
-// servers will be added here.
+// place where tools are registered: the built-in tools now, plugins and
+// MCP servers as they arrive.
 func newToolkit(opts toolkit.Options) (*toolkit.Toolkit, error) {
 	tk := toolkit.New(opts)
+	if err := tk.Register(builtin.NewBash(builtin.BashOptions{})); err != nil {
+		return nil, fmt.Errorf("register the built-in tools: %w", err)
+	}
 	if os.Getenv(demoToolsEnv) == "1" {
 		if err := registerDemoTools(tk); err != nil {
 			return nil, fmt.Errorf("register the demo tools: %w", err)

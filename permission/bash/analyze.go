@@ -100,12 +100,8 @@ func (a *Analyzer) Analyze(command string, env Env) *Report {
 // AnalyzeScript judges a parsed command.
 func (a *Analyzer) AnalyzeScript(s *Script, env Env) *Report {
 	r := &Report{Script: s, Unanalysable: s.Unsafe}
-	if strings.TrimSpace(joinTexts(s)) == "" && len(s.Commands) == 0 && len(s.Redirects) == 0 {
-		// Nothing to run is nothing we can vouch for: ask.
-		r.Unanalysable = nil
-		return r
-	}
-	if !s.Analysable() {
+	if !s.Analysable() || len(s.Commands) == 0 && len(s.Redirects) == 0 {
+		// Nothing to run is nothing we can vouch for: the caller asks.
 		return r
 	}
 	ro := true
@@ -135,14 +131,6 @@ func (a *Analyzer) AnalyzeScript(s *Script, env Env) *Report {
 		r.EditsInWorkingDirs = a.editsInWorkingDirs(s, env)
 	}
 	return r
-}
-
-func joinTexts(s *Script) string {
-	var b strings.Builder
-	for _, c := range s.Commands {
-		b.WriteString(c.Text)
-	}
-	return b.String()
 }
 
 func harmlessOutput(target string) bool {

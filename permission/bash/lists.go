@@ -28,10 +28,10 @@ var DefaultDangerousDirs = []string{
 var readOnlyCommands = setOf(
 	// the reference's read-only and always-safe lists, tee removed
 	"ls", "cat", "head", "tail", "less", "more", "file", "stat", "wc", "grep", "rg", "ag", "ack",
-	"find", "tree", "pwd", "which", "whereis", "type", "echo", "cd", "true", "false", "printf",
+	"find", "tree", "pwd", "which", "whereis", "type", "echo", "cd", "true", "false", "printf", ":",
 	// added by DESIGN
 	"cut", "expr", "id", "nl", "paste", "rev", "seq", "tr", "uname", "uniq", "whoami", "numfmt", "tac",
-	"base64", "sort",
+	"base64", "sort", "sed",
 )
 
 // harmlessVariables may be set in an assignment prefix, or expanded in an
@@ -54,6 +54,15 @@ var dockerReadOnly = setOf("ps", "images", "inspect", "logs", "version", "info")
 
 // findMutating are find's predicates that write, delete or run commands.
 var findMutating = setOf("-delete", "-exec", "-execdir", "-fls", "-fprint", "-fprint0", "-fprintf", "-ok", "-okdir")
+
+// findValued are find's predicates and options that take the next word as
+// their argument: that word is never a predicate itself.
+var findValued = setOf(
+	"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname",
+	"-newer", "-anewer", "-cnewer", "-perm", "-type", "-xtype", "-user", "-group", "-uid", "-gid", "-size",
+	"-mtime", "-atime", "-ctime", "-mmin", "-amin", "-cmin", "-links", "-inum", "-samefile", "-used",
+	"-maxdepth", "-mindepth", "-fstype", "-context", "-regextype", "-printf", "-files0-from", "-D", "-O",
+)
 
 // editCommands may be auto-allowed in accept_edits when every target is
 // inside a working directory.

@@ -236,6 +236,8 @@ func describeNode(kind string) string {
 		return "a function definition"
 	case "test_command":
 		return "a test [[ ]] or (( ))"
+	case "brace_expansion":
+		return "brace expansion {a,b}"
 	}
 	return "the construct " + kind
 }

@@ -111,9 +111,13 @@ func hasLong(args []string, names ...string) bool {
 func readOnlyFlags(name string, args []string) bool {
 	switch name {
 	case "find":
-		for _, a := range args {
-			if findMutating[a] {
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			switch {
+			case findMutating[a]:
 				return false
+			case findValued[a] || strings.HasPrefix(a, "-newer"):
+				i++ // its argument is a value, whatever it looks like
 			}
 		}
 	case "rg":

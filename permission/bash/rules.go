@@ -199,7 +199,7 @@ func CoveredBy(s *Script, contents []string) bool {
 		if readOnly(c) {
 			continue
 		}
-		if c.Name == "" || !c.NameWord.Literal() || c.NameWord.Glob {
+		if c.Name == "" || !c.NameWord.Literal() || c.NameWord.Glob || setsUnsafeVariables(c) {
 			return false
 		}
 		covered := false
@@ -231,7 +231,8 @@ func Suggestions(s *Script) []string {
 		if readOnly(c) {
 			continue
 		}
-		if c.Name == "" || !c.NameWord.Literal() || c.NameWord.Glob || noSuggestion[c.Name] || c.MoreArgs || len(c.Wrappers) > 0 && !allHarmlessWrappers(c.Wrappers) {
+		if c.Name == "" || !c.NameWord.Literal() || c.NameWord.Glob || noSuggestion[c.Name] || c.MoreArgs ||
+			len(c.Wrappers) > 0 && !allHarmlessWrappers(c.Wrappers) || setsUnsafeVariables(c) {
 			if _, isWrapper := wrappers[c.Name]; isWrapper {
 				continue // the command it runs is suggested for
 			}
@@ -239,7 +240,7 @@ func Suggestions(s *Script) []string {
 		}
 		words := ruleWords(c)
 		rule := words[0]
-		if len(words) > 1 && !strings.HasPrefix(words[1], "-") && words[1] != "" && !strings.ContainsAny(words[1], " \t\n*") {
+		if len(words) > 1 && plainWord(words[1]) {
 			rule += " " + words[1]
 		}
 		rule += ":*"
@@ -252,6 +253,32 @@ func Suggestions(s *Script) []string {
 		out = out[:5]
 	}
 	return out
+}
+
+// plainWord: a second word worth putting in a suggested prefix: not a
+// flag, and nothing that varies (variables, globs, assignments, paths).
+func plainWord(w string) bool {
+	return w != "" && !strings.HasPrefix(w, "-") && !strings.ContainsAny(w, " \t\n*?[$=/'\"\\`")
+}
+
+// setsUnsafeVariables reports an assignment prefix, or an export-like
+// command, that sets a variable outside the harmless list: a rule on the
+// command's words cannot vouch for what such a variable changes.
+func setsUnsafeVariables(c *Command) bool {
+	for _, a := range c.Assigns {
+		if !harmlessVariables[a.Name] {
+			return true
+		}
+	}
+	switch c.Name {
+	case "export", "declare", "typeset", "readonly", "local":
+		for _, a := range c.Args {
+			if name, _, ok := strings.Cut(a.Value, "="); ok && !harmlessVariables[name] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func allHarmlessWrappers(ws []string) bool {

@@ -41,6 +41,8 @@ type wordBuilder struct {
 	// unsafe receives reasons for constructs that are not analysable.
 	unsafe *[]string
 	first  bool
+	// braceOpen: an unquoted { was seen (it may span several nodes).
+	braceOpen bool
 }
 
 // evalWord evaluates a word-like node: word, string, raw_string,
@@ -64,6 +66,8 @@ func (wb *wordBuilder) node(n *sitter.Node) {
 		for i := 0; i < int(n.ChildCount()); i++ {
 			wb.node(n.Child(i))
 		}
+	case "brace_expression":
+		wb.dynamic("brace_expansion")
 	case "word", "number", "file_descriptor", "variable_name", "extglob_pattern":
 		wb.unquoted(n.Content(wb.src))
 		if n.Type() == "extglob_pattern" {
@@ -131,7 +135,6 @@ func (wb *wordBuilder) unquoted(s string) {
 		wb.w.Tilde = true
 	}
 	wb.first = false
-	braceOpen := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch c {
@@ -145,15 +148,16 @@ func (wb *wordBuilder) unquoted(s string) {
 		case '*', '?', '[':
 			wb.w.Glob = true
 		case '{':
-			braceOpen = true
+			wb.braceOpen = true
 		case ',':
-			if braceOpen {
-				// Brace expansion (a{b,c}) turns one word into several.
-				wb.w.Dynamic = true
+			if wb.braceOpen && !wb.w.Dynamic {
+				// Brace expansion (a{b,c}) turns one word into several:
+				// rm -{r,f} is rm -r -f.
+				wb.dynamic("brace_expansion")
 			}
 		case '.':
-			if braceOpen && i+1 < len(s) && s[i+1] == '.' {
-				wb.w.Dynamic = true
+			if wb.braceOpen && i+1 < len(s) && s[i+1] == '.' && !wb.w.Dynamic {
+				wb.dynamic("brace_expansion")
 			}
 		}
 		wb.b.WriteByte(c)

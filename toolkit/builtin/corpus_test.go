@@ -1,0 +1,151 @@
+package builtin
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/toolkit"
+)
+
+// sharedTestdata finds the steering repository's shared/testdata, which
+// sits beside the checkout (../shared) or where WASMTOOLS_SHARED says.
+func sharedTestdata(t testing.TB, name string) string {
+	t.Helper()
+	dirs := []string{os.Getenv("WASMTOOLS_SHARED"), "../../../shared", "../../../../shared"}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		p := filepath.Join(d, "testdata", name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Fatalf("shared/testdata/%s not found beside the checkout; set WASMTOOLS_SHARED to the shared folder", name)
+	return ""
+}
+
+type corpusCase struct {
+	line    int
+	command string
+	mode    permission.Mode
+	expect  string
+	rules   string
+}
+
+func readCorpus(t testing.TB) []corpusCase {
+	f, err := os.Open(sharedTestdata(t, "bash-permission-cases.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []corpusCase
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
+			continue
+		}
+		cols := strings.Split(line, "\t")
+		if len(cols) < 3 {
+			t.Fatalf("corpus line %d: %d columns", n, len(cols))
+		}
+		mode, err := permission.ParseMode(cols[1])
+		if err != nil {
+			t.Fatalf("corpus line %d: %v", n, err)
+		}
+		c := corpusCase{line: n, command: cols[0], mode: mode, expect: cols[2]}
+		if len(cols) > 3 {
+			c.rules = cols[3]
+		}
+		out = append(out, c)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// parseCorpusRules reads the rules column: space-separated
+// "allow:Bash(x:*)" style entries (none in the public corpus today).
+func parseCorpusRules(t testing.TB, s string) (allow, deny, ask []permission.Rule) {
+	for _, f := range strings.Split(s, ";") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		kind, text, ok := strings.Cut(f, ":")
+		r, err := permission.ParseRule(text)
+		if !ok || err != nil {
+			t.Fatalf("corpus rule %q: %v", f, err)
+		}
+		switch kind {
+		case "allow":
+			allow = append(allow, r)
+		case "deny":
+			deny = append(deny, r)
+		case "ask":
+			ask = append(ask, r)
+		default:
+			t.Fatalf("corpus rule %q: unknown kind", f)
+		}
+	}
+	return
+}
+
+func corpusToolkit(t testing.TB) *toolkit.Toolkit {
+	tk := toolkit.New(toolkit.Options{})
+	if err := tk.Register(NewBash(BashOptions{Home: "/home/user"})); err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+func TestBashPermissionCorpus(t *testing.T) {
+	cases := readCorpus(t)
+	if len(cases) < 600 {
+		t.Fatalf("corpus has %d cases; expected the full public corpus", len(cases))
+	}
+	tk := corpusToolkit(t)
+	failed := 0
+	for _, c := range cases {
+		allow, deny, ask := parseCorpusRules(t, c.rules)
+		pc := &permission.Context{Mode: c.mode, WorkingDirs: []string{"/tmp/project"}, Cwd: "/tmp/project", Allow: allow, Deny: deny, Ask: ask}
+		args, _ := json.Marshal(map[string]string{"command": c.command})
+		d, err := tk.Check(context.Background(), "corpus", toolkit.Call{Name: "Bash", Arguments: string(args)}, toolkit.CheckOptions{Permission: pc})
+		if err != nil {
+			t.Errorf("line %d %q: %v", c.line, c.command, err)
+			failed++
+			continue
+		}
+		if !corpusAgrees(c.expect, d) {
+			failed++
+			t.Errorf("line %d: %q in %s: got %s (immune %v), want %s; reason %q", c.line, c.command, c.mode, d.Behavior, d.BypassImmune, c.expect, d.Reason)
+		}
+	}
+	t.Logf("%d of %d corpus cases agree", len(cases)-failed, len(cases))
+}
+
+func corpusAgrees(expect string, d permission.Decision) bool {
+	switch expect {
+	case "allow":
+		return d.Behavior == permission.Allow
+	case "ask":
+		return d.Behavior == permission.Ask && !d.BypassImmune
+	case "ask!":
+		return d.Behavior == permission.Ask && d.BypassImmune
+	case "deny":
+		return d.Behavior == permission.Deny
+	case "not-allow":
+		return d.Behavior != permission.Allow
+	}
+	return false
+}
