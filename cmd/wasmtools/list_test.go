@@ -14,6 +14,7 @@ func TestListJSON(t *testing.T) {
 	out := decodeObject(t, r.stdout, "tools", "groups")
 
 	wantTools := []map[string]any{
+		{"name": "Bash", "group": "basic", "active": true, "read_only": false, "concurrency_safe": false, "source": "builtin"},
 		{"name": "echo", "group": "basic", "active": true, "read_only": true, "concurrency_safe": true, "source": "function"},
 		{"name": "upper", "group": "text", "active": true, "read_only": false, "concurrency_safe": true, "source": "function"},
 		{"name": "reset_tools", "group": "basic", "active": true, "read_only": false, "concurrency_safe": false, "source": "meta"},
@@ -34,17 +35,19 @@ func TestListJSON(t *testing.T) {
 	}
 }
 
-func TestListJSONNoTools(t *testing.T) {
+func TestListJSONBuiltinsOnly(t *testing.T) {
 	r := runBinary(t, nil, "", "list", "--json")
 	if r.code != exitOK {
 		t.Fatalf("exit code %d\n%s", r.code, r)
 	}
 	out := decodeObject(t, r.stdout, "tools", "groups")
+	tools, _ := out["tools"].([]any)
+	if len(tools) != 1 || tools[0].(map[string]any)["name"] != "Bash" {
+		t.Errorf("tools = %v, want the built-in Bash only", tools)
+	}
 	// Empty lists are [], not null.
-	for _, k := range []string{"tools", "groups"} {
-		if v, ok := out[k].([]any); !ok || len(v) != 0 {
-			t.Errorf("%s = %#v, want []", k, out[k])
-		}
+	if v, ok := out["groups"].([]any); !ok || len(v) != 0 {
+		t.Errorf("groups = %#v, want []", out["groups"])
 	}
 }
 
@@ -59,6 +62,7 @@ func TestListText(t *testing.T) {
 	}
 	want := [][]string{
 		{"NAME", "GROUP", "ACTIVE", "READ-ONLY", "CONCURRENCY-SAFE", "SOURCE"},
+		{"Bash", "basic", "yes", "no", "no", "builtin"},
 		{"echo", "basic", "yes", "yes", "yes", "function"},
 		{"upper", "text", "yes", "no", "yes", "function"},
 		{"reset_tools", "basic", "yes", "no", "no", "meta"},
@@ -73,14 +77,9 @@ func TestListText(t *testing.T) {
 	// columns at the same offsets as the header.
 	lines := strings.Split(r.stdout, "\n")
 	col := strings.Index(lines[0], "GROUP")
-	for _, l := range lines[1:4] {
+	for _, l := range lines[1:5] {
 		if l[col-1] != ' ' || l[col] == ' ' {
 			t.Errorf("row %q is not aligned on column %d", l, col)
 		}
-	}
-
-	r = runBinary(t, nil, "", "list")
-	if r.code != exitOK || !strings.Contains(r.stdout, "No tools are registered") || !strings.Contains(r.stdout, demoToolsEnv) {
-		t.Errorf("list without tools should say so and how to get the demo tools\n%s", r)
 	}
 }

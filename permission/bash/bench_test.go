@@ -1,0 +1,64 @@
+package bash
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// corpusCommands reads the commands of the public corpus, when it is
+// beside the checkout.
+func corpusCommands(b *testing.B) []string {
+	for _, d := range []string{os.Getenv("WASMTOOLS_SHARED"), "../../../shared"} {
+		if d == "" {
+			continue
+		}
+		f, err := os.Open(filepath.Join(d, "testdata", "bash-permission-cases.tsv"))
+		if err != nil {
+			continue
+		}
+		defer f.Close()
+		var out []string
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			line := sc.Text()
+			if strings.HasPrefix(line, "#") || line == "" {
+				continue
+			}
+			cmd, _, _ := strings.Cut(line, "\t")
+			out = append(out, cmd)
+		}
+		return out
+	}
+	b.Fatal("shared/testdata/bash-permission-cases.tsv not found; set WASMTOOLS_SHARED")
+	return nil
+}
+
+// BenchmarkAnalyzeCorpus analyses every command of the public corpus and
+// reports the median time per command (target: 50 µs).
+func BenchmarkAnalyzeCorpus(b *testing.B) {
+	cmds := corpusCommands(b)
+	a := New(Options{Home: "/home/user"})
+	env := Env{WorkingDirs: []string{"/tmp/project"}, Cwd: "/tmp/project"}
+	per := make([][]time.Duration, len(cmds))
+	b.ReportAllocs()
+	for b.Loop() {
+		for i, c := range cmds {
+			start := time.Now()
+			a.Analyze(c, env)
+			per[i] = append(per[i], time.Since(start))
+		}
+	}
+	var medians []time.Duration
+	for _, d := range per {
+		slices.Sort(d)
+		medians = append(medians, d[len(d)/2])
+	}
+	slices.Sort(medians)
+	b.ReportMetric(float64(medians[len(medians)/2].Nanoseconds())/1000, "median-µs/cmd")
+	b.ReportMetric(float64(medians[len(medians)*99/100].Nanoseconds())/1000, "p99-µs/cmd")
+}

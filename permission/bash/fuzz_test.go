@@ -1,0 +1,32 @@
+package bash
+
+import (
+	"testing"
+)
+
+// FuzzAnalyze: the analyzer never panics, and nothing it cannot analyse is
+// read-only or an allowed edit.
+func FuzzAnalyze(f *testing.F) {
+	for _, s := range []string{
+		"ls -la", "rm -rf /", "git status && git push", "echo $(id)", "cat <<EOF\nx\nEOF", "sed -i 's/a/b/' f",
+		"bash -c 'ls; rm x'", "find . -exec rm {} \\;", "a=1 b=2 ls > out 2>&1", "echo \"$\\\n(id)\"",
+		"r''m -{r,f} x", "$'\\x72m' x", "for f in *; do :; done", "timeout 5 sudo -u x env A=1 rm -rf y",
+		"ls | xargs -I{} sh -c 'rm {}'", "echo ${x:-$(id)}", "case x in *) ls;; esac", "cd /tmp; rm ../..",
+	} {
+		f.Add(s)
+	}
+	a := New(Options{Home: "/home/user"})
+	env := Env{WorkingDirs: []string{"/tmp/project"}, Cwd: "/tmp/project"}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		r := a.Analyze(cmd, env)
+		if len(r.Unanalysable) > 0 && (r.ReadOnly || r.EditsInWorkingDirs) {
+			t.Fatalf("%q: unanalysable (%v) yet read-only %v / edits %v", cmd, r.Unanalysable, r.ReadOnly, r.EditsInWorkingDirs)
+		}
+		if r.ReadOnly && (len(r.Dangerous) > 0 || len(r.Sed) > 0 || len(r.SensitiveWrites) > 0 || len(r.CriticalRemovals) > 0) {
+			t.Fatalf("%q: read-only with findings %+v", cmd, r)
+		}
+		_ = Suggestions(r.Script)
+		_ = CoveredBy(r.Script, []string{"ls:*", "git push:*", "*"})
+		_ = MatchAny(r.Script, "rm -rf:*")
+	})
+}
