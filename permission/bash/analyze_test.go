@@ -202,8 +202,8 @@ func TestSed(t *testing.T) {
 func TestSensitivePaths(t *testing.T) {
 	a := newTestAnalyzer()
 	tests := []struct {
-		cmd          string
-		write, read  bool
+		cmd         string
+		write, read bool
 	}{
 		{"echo x > ~/.bashrc", true, false},
 		{"echo x >> .env", true, false},
