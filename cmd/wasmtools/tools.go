@@ -20,8 +20,14 @@ const demoToolsEnv = "WASMTOOLS_DEMO_TOOLS"
 // MCP servers as they arrive.
 func newToolkit(opts toolkit.Options) (*toolkit.Toolkit, error) {
 	tk := toolkit.New(opts)
-	if err := tk.Register(builtin.NewBash(builtin.BashOptions{})); err != nil {
-		return nil, fmt.Errorf("register the built-in tools: %w", err)
+	files := builtin.FileOptions{}
+	for _, t := range []toolkit.Tool{
+		builtin.NewBash(builtin.BashOptions{}),
+		builtin.NewRead(files), builtin.NewWrite(files), builtin.NewEdit(files),
+	} {
+		if err := tk.Register(t); err != nil {
+			return nil, fmt.Errorf("register the built-in tools: %w", err)
+		}
 	}
 	if os.Getenv(demoToolsEnv) == "1" {
 		if err := registerDemoTools(tk); err != nil {

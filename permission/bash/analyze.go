@@ -296,3 +296,17 @@ func inside(p string, dirs []string) bool {
 	}
 	return false
 }
+
+// Sensitive reports whether a path names a dangerous file or lies inside a
+// dangerous directory. The file tools use it with the same lists as the
+// shell checks.
+func (a *Analyzer) Sensitive(path string) bool {
+	_, ok := a.sensitivePath(path)
+	return ok
+}
+
+// Inside reports whether an absolute path, once .. and symbolic links are
+// resolved, is one of dirs or below one.
+func Inside(path string, dirs []string) bool {
+	return inside(realPath(filepath.Clean(path)), dirs)
+}
