@@ -376,14 +376,14 @@ func TestReadDenyRuleStopsBashReaders(t *testing.T) {
 	}
 	deny := []permission.Rule{permission.MustParseRule("Read(/tmp/project/secrets/**)")}
 	tests := map[string]permission.Behavior{
-		"cat secrets/key":                 permission.Deny,
-		"grep -r x /tmp/project/secrets/": permission.Deny, // ** matches the directory too: grep -r reads below it
-		"head -1 secrets/a/b":             permission.Deny,
-		"cd /tmp && cat project/secrets/k": permission.Deny, // unknown after cd: fail closed
-		"ls secrets":                      permission.Allow, // ls lists, it does not read contents
-		"sort < secrets/k":                permission.Deny,
-		"cat $F":                          permission.Deny,
-		"cat README.md":                   permission.Allow,
+		"cat secrets/key":                  permission.Deny,
+		"grep -r x /tmp/project/secrets/":  permission.Deny, // ** matches the directory too: grep -r reads below it
+		"head -1 secrets/a/b":              permission.Deny,
+		"cd /tmp && cat project/secrets/k": permission.Deny,  // unknown after cd: fail closed
+		"ls secrets":                       permission.Allow, // ls lists, it does not read contents
+		"sort < secrets/k":                 permission.Deny,
+		"cat $F":                           permission.Deny,
+		"cat README.md":                    permission.Allow,
 	}
 	for cmd, want := range tests {
 		pc := &permission.Context{Mode: permission.ModeDefault, WorkingDirs: []string{"/tmp/project"}, Cwd: "/tmp/project", Deny: deny}
