@@ -64,7 +64,8 @@ type Approval struct {
 	// input is validated and checked again before it runs: a deny rule
 	// still denies and a safety check still asks.
 	Arguments string
-	// Message is passed to the model with a rejection.
+	// Message replaces the default rejection text the model reads (the
+	// user's words, or why no one could be asked).
 	Message string
 }
 
@@ -571,11 +572,9 @@ func (t *Turn) Confirm(callID string, a Approval) error {
 		}
 	}
 	if !a.Approve {
-		msg := "The user rejected this call of " + cs.call.Name + "."
+		msg := "The user rejected this call of " + cs.call.Name + ". Do not retry it as it is; ask the user how to go on."
 		if a.Message != "" {
-			msg += " The user said: " + a.Message
-		} else {
-			msg += " Do not retry it as it is; ask the user how to go on."
+			msg = "The call of " + cs.call.Name + " was not run: " + a.Message
 		}
 		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateDenied, msg))
 		return nil

@@ -68,7 +68,7 @@ var commands = []*command{
 	{"list", "list the tools and tool groups", runList},
 	{"call", "call a tool through the whole pipeline", runCall},
 	{"check", "ask the permission engine about a call, without running it", runCheck},
-	{"serve", "serve the tools over MCP (stdio or HTTP)", notYet("serve")},
+	{"serve", "serve the tools over MCP (stdio or HTTP)", runServe},
 	{"inspect", "describe a Wasm plugin: ABI, exports, tools, grants", notYet("inspect")},
 	{"new", "create a ready-to-build plugin", notYet("new")},
 	{"version", "print the version", runVersion},
@@ -209,19 +209,24 @@ func runVersion(_ context.Context, e *env, args []string) error {
 	if _, err := parseArgs(e, fs, args); err != nil {
 		return err
 	}
-	v := version
 	goVersion := "unknown Go version"
 	if info, ok := debug.ReadBuildInfo(); ok {
 		goVersion = info.GoVersion
-		if v == "" {
-			v = info.Main.Version
-		}
 	}
-	if v == "" {
-		v = "(devel)"
-	}
-	fmt.Fprintf(e.stdout, "wasmtools %s %s\n", v, goVersion)
+	fmt.Fprintf(e.stdout, "wasmtools %s %s\n", versionString(), goVersion)
 	return nil
+}
+
+// versionString is the link-time version, else the module version from
+// the build information, else "(devel)".
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
 }
 
 // newFlagSet returns a flag set whose --help prints help (the command's

@@ -80,6 +80,15 @@ var noSuggestion = setOf(
 	"timeout", "nice", "nohup", "stdbuf", "time", "ionice", "setsid", "watch", "ssh", "osascript", "awk", "gawk",
 )
 
+// fileOperands are commands whose second word is an operand (a file, a
+// process), not a subcommand: their suggested rule is the command alone,
+// so that "always allow" covers the next file too.
+var fileOperands = setOf(
+	"rm", "rmdir", "touch", "mkdir", "cp", "mv", "ln", "chmod", "chown", "chgrp", "cat", "head", "tail", "less",
+	"more", "grep", "rg", "sed", "awk", "sort", "uniq", "wc", "diff", "tee", "echo", "printf", "ls", "cd", "find",
+	"kill", "pkill", "killall", "open", "xdg-open", "curl", "wget", "tar", "zip", "unzip", "gzip", "gunzip",
+)
+
 // downloaders and shellsAndInterpreters make "download piped into a shell".
 var downloaders = setOf("curl", "wget", "fetch", "aria2c", "http", "https", "xh")
 

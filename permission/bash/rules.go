@@ -240,7 +240,7 @@ func Suggestions(s *Script) []string {
 		}
 		words := ruleWords(c)
 		rule := words[0]
-		if len(words) > 1 && plainWord(words[1]) {
+		if len(words) > 1 && !fileOperands[words[0]] && plainWord(words[1]) {
 			rule += " " + words[1]
 		}
 		rule += ":*"
@@ -255,10 +255,11 @@ func Suggestions(s *Script) []string {
 	return out
 }
 
-// plainWord: a second word worth putting in a suggested prefix: not a
-// flag, and nothing that varies (variables, globs, assignments, paths).
+// plainWord: a second word worth putting in a suggested prefix, which
+// looks like a subcommand (npm run, git commit): not a flag, and nothing
+// that varies (variables, globs, assignments, paths, file names).
 func plainWord(w string) bool {
-	return w != "" && !strings.HasPrefix(w, "-") && !strings.ContainsAny(w, " \t\n*?[$=/'\"\\`")
+	return w != "" && !strings.HasPrefix(w, "-") && !strings.ContainsAny(w, " \t\n*?[$=/.'\"\\`~")
 }
 
 // setsUnsafeVariables reports an assignment prefix, or an export-like

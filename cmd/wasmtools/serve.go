@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/mcp"
+)
+
+const serveHelp = `Usage: wasmtools serve [flags]
+
+Serve runs wasmtools as an MCP server: an MCP client (Claude Desktop, an
+IDE, your own agent) lists the tools and calls them, and every call goes
+through the permission engine first. A call the engine asks about is put
+to the user through MCP elicitation (approve once, always for the session
+by the suggested rule, or reject); a client that cannot elicit gets a
+denial that names the rule that would allow the call.
+
+With no flags it serves the built-in tools over standard input and
+output, with the current directory as the working directory. Logs go to
+standard error only: standard output is the protocol. It stops on
+SIGINT, SIGTERM, or when standard input closes.
+
+Examples:
+
+	wasmtools serve
+	wasmtools serve --mode accept_edits --workdir ~/src/app
+	wasmtools serve --http 127.0.0.1:8080 --allow 'Bash(npm test:*)'
+
+A client configuration (Claude Desktop's claude_desktop_config.json):
+
+	{"mcpServers": {"wasmtools": {"command": "wasmtools", "args": ["serve", "--workdir", "/path/to/project"]}}}
+`
+
+func runServe(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "serve", serveHelp)
+	var pf permFlags
+	pf.register(fs)
+	httpAddr := fs.String("http", "", "serve streamable HTTP on `addr`ess (host:port) instead of stdio")
+	pos, err := parseArgs(e, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErrorf("serve takes no arguments, got %q", pos)
+	}
+	pc, err := pf.context()
+	if err != nil {
+		return err
+	}
+	tk, err := newToolkit(toolkit.Options{Permission: *pc, Logger: e.log})
+	if err != nil {
+		return err
+	}
+	srv := mcp.NewServer(tk, mcp.ServerOptions{Name: "wasmtools", Version: versionString(), Logger: e.log})
+	if err := srv.Refresh(ctx); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e.log.Info("serving", slog.String("mode", string(pc.Mode)), slog.Any("workdirs", pc.WorkingDirs), slog.Int("tools", len(tk.Tools())))
+
+	if *httpAddr == "" {
+		err := srv.SDK().Run(ctx, &sdk.StdioTransport{})
+		if err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
+			return err
+		}
+		return nil
+	}
+	ln, err := net.Listen("tcp", *httpAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", *httpAddr, err)
+	}
+	handler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, nil)
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(e.stderr, "wasmtools: serving MCP on http://%s\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return hs.Shutdown(shutdown)
+	}
+}

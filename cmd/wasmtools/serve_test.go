@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// serveSession starts `wasmtools serve` as a process and connects an MCP
+// client from the official SDK to it over stdio.
+func serveSession(t *testing.T, dir string, elicit func(*sdk.ElicitRequest) *sdk.ElicitResult, args ...string) *sdk.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	cmd := exec.Command(binary, append([]string{"serve", "--workdir", dir}, args...)...)
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	opts := &sdk.ClientOptions{}
+	if elicit != nil {
+		opts.ElicitationHandler = func(_ context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) { return elicit(r), nil }
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts)
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func resultText(r *sdk.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestServeStdio(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	cs := serveSession(t, dir, nil)
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+	}
+	for _, want := range []string{"Bash", "Read", "Write", "Edit"} {
+		if !strings.Contains(strings.Join(names, " "), want) {
+			t.Errorf("tools/list %v lacks %s", names, want)
+		}
+	}
+	// A read-only command runs; one that needs approval is denied to a
+	// client that cannot elicit, with the rule that would allow it.
+	r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "pwd"}})
+	if err != nil || r.IsError || strings.TrimSpace(resultText(r)) != dir {
+		t.Fatalf("pwd: %v %v %q", err, r.IsError, resultText(r))
+	}
+	r, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "touch made.txt"}})
+	if err != nil || !r.IsError || !strings.Contains(resultText(r), "Bash(touch:*)") {
+		t.Fatalf("touch without elicitation: %v %v %q", err, r.IsError, resultText(r))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "made.txt")); err == nil {
+		t.Fatal("the denied command ran")
+	}
+}
+
+func TestServeElicitation(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	var asked []string
+	answer := "always"
+	cs := serveSession(t, dir, func(r *sdk.ElicitRequest) *sdk.ElicitResult {
+		asked = append(asked, r.Params.Message)
+		if answer == "decline" {
+			return &sdk.ElicitResult{Action: "decline"}
+		}
+		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"decision": answer}}
+	})
+	call := func(cmd string) *sdk.CallToolResult {
+		r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": cmd}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := call("touch a.txt"); r.IsError {
+		t.Fatalf("approved touch: %q", resultText(r))
+	}
+	if len(asked) != 1 || !strings.Contains(asked[0], "touch a.txt") {
+		t.Fatalf("elicitations %q", asked)
+	}
+	// "always" granted Bash(touch:*) for the session: no second question.
+	if r := call("touch b.txt"); r.IsError || len(asked) != 1 {
+		t.Fatalf("second touch: %q, %d questions", resultText(r), len(asked))
+	}
+	answer = "decline"
+	if r := call("mkdir d"); !r.IsError || !strings.Contains(resultText(r), "rejected") {
+		t.Fatalf("declined mkdir: %q", resultText(r))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "d")); err == nil {
+		t.Fatal("the declined command ran")
+	}
+}

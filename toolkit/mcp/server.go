@@ -1,0 +1,338 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/toolkit"
+)
+
+// ServerOptions configure a Server.
+type ServerOptions struct {
+	// Name and Version identify the server to clients.
+	Name, Version string
+	// Instructions are sent to clients at initialisation.
+	Instructions string
+	// Logger receives the server's logs; nil means slog.Default(). It must
+	// not write to standard output when serving over stdio.
+	Logger *slog.Logger
+}
+
+// Server serves a toolkit over MCP.
+type Server struct {
+	tk   *toolkit.Toolkit
+	opts ServerOptions
+	log  *slog.Logger
+	sdk  *sdk.Server
+
+	mu       sync.Mutex
+	sessions map[*sdk.ServerSession]string
+	pending  map[string]*pending // calls waiting for confirmation, by request state
+	seq      atomic.Uint64
+	tools    map[string]bool // names currently registered with the SDK server
+}
+
+// NewServer returns a server for tk. Tools are offered as the toolkit
+// defines them at the time of each refresh (see Refresh).
+func NewServer(tk *toolkit.Toolkit, opts ServerOptions) *Server {
+	if opts.Name == "" {
+		opts.Name = "wasmtools"
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	s := &Server{tk: tk, opts: opts, log: opts.Logger, sessions: map[*sdk.ServerSession]string{}, tools: map[string]bool{}, pending: map[string]*pending{}}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Version: opts.Version}, &sdk.ServerOptions{
+		Instructions: opts.Instructions,
+		Logger:       s.log,
+	})
+	return s
+}
+
+// SDK returns the underlying MCP server, for transports (stdio, HTTP).
+func (s *Server) SDK() *sdk.Server { return s.sdk }
+
+// Refresh re-reads the toolkit's tools and registers them with the MCP
+// server; clients are told the list changed.
+func (s *Server) Refresh(ctx context.Context) error {
+	defs, err := s.tk.Definitions(ctx, "", &toolkit.View{Mode: toolkit.ViewToolkitOnly})
+	if err != nil {
+		return err
+	}
+	// Tools of every group are offered: a call to a tool of an inactive
+	// group gets an answer telling the model to activate its group.
+	seen := map[string]bool{}
+	for _, info := range s.tk.Tools() {
+		seen[info.Spec.Name] = true
+	}
+	all := toolkit.MCP(defsForAll(s.tk, defs))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var stale []string
+	for name := range s.tools {
+		if !seen[name] {
+			stale = append(stale, name)
+			delete(s.tools, name)
+		}
+	}
+	if len(stale) > 0 {
+		s.sdk.RemoveTools(stale...)
+	}
+	for _, t := range all {
+		tool := &sdk.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+		if t.Annotations != nil {
+			tool.Annotations = &sdk.ToolAnnotations{ReadOnlyHint: t.Annotations.ReadOnlyHint}
+		}
+		s.sdk.AddTool(tool, s.handle)
+		s.tools[t.Name] = true
+	}
+	return nil
+}
+
+// defsForAll returns definitions for every registered tool, whatever
+// group is active in a given session.
+func defsForAll(tk *toolkit.Toolkit, active []toolkit.Definition) []toolkit.Definition {
+	have := map[string]bool{}
+	for _, d := range active {
+		have[d.Name] = true
+	}
+	out := append([]toolkit.Definition(nil), active...)
+	for _, info := range tk.Tools() {
+		if have[info.Spec.Name] {
+			continue
+		}
+		sp := info.Spec
+		schema := sp.InputSchema
+		if schema == nil {
+			schema = json.RawMessage(`{"type":"object"}`)
+		}
+		out = append(out, toolkit.Definition{Name: sp.Name, Description: sp.Description, InputSchema: schema, ReadOnly: sp.ReadOnly, Group: info.Group, Source: sp.Source})
+	}
+	return out
+}
+
+// sessionID maps an MCP session to a wasmtools session.
+func (s *Server) sessionID(ss *sdk.ServerSession) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id, ok := s.sessions[ss]; ok {
+		return id
+	}
+	id := ss.ID()
+	if id == "" {
+		id = fmt.Sprintf("mcp-%d", s.seq.Add(1))
+	}
+	s.sessions[ss] = id
+	return id
+}
+
+// acceptedMedia are the data blocks MCP content can carry.
+var acceptedMedia = []string{"image/png", "image/jpeg", "image/gif", "image/webp", "audio/wav", "audio/mpeg"}
+
+// handle runs one tools/call through the toolkit's pipeline. A call the
+// engine asks about is answered with an input request (an elicitation,
+// SEP-2322 multi round-trip); the client's retry carries the answer and
+// the request state that finds the suspended call again. The SDK turns
+// this into a plain elicitation for clients on older protocol versions.
+func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	sid := s.sessionID(req.Session)
+	var turn *toolkit.Turn
+	if state := req.Params.RequestState; state != "" {
+		p := s.takePending(state, sid)
+		if p == nil {
+			return errorResult("This approval is unknown or has expired; call the tool again."), nil
+		}
+		turn = p.turn
+		ans, _ := req.Params.InputResponses[confirmInputID].(*sdk.ElicitResult)
+		if err := turn.Confirm(p.callID, approvalFrom(ans, p.decision)); err != nil {
+			return nil, err
+		}
+	} else {
+		var err error
+		turn, err = s.tk.NewTurn(ctx, sid, []toolkit.Call{{Name: req.Params.Name, Arguments: string(req.Params.Arguments)}},
+			toolkit.TurnOptions{Accept: acceptedMedia})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for range 8 { // an edited input can be asked about again; bound the loop
+		if err := turn.Run(ctx); err != nil {
+			return nil, err
+		}
+		out := turn.Outcomes()[0]
+		switch out.Status {
+		case toolkit.StatusDone:
+			return toResult(out.Response), nil
+		case toolkit.StatusNeedsConfirmation:
+			if !canElicit(req.Session) {
+				if err := turn.Confirm(out.Call.ID, cannotAsk(out.Confirmation.Decision)); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			token := s.putPending(sid, out.Call.ID, turn, out.Confirmation.Decision)
+			return &sdk.CallToolResult{
+				InputRequests: sdk.InputRequestMap{confirmInputID: elicitation(out.Confirmation)},
+				RequestState:  token,
+			}, nil
+		case toolkit.StatusNeedsExternal:
+			return errorResult(fmt.Sprintf("%s is executed by the client, and this server cannot hand it over yet.", out.Call.Name)), nil
+		default:
+			return errorResult("the call could not be completed"), nil
+		}
+	}
+	return errorResult("the call was asked about too many times"), nil
+}
+
+// confirmInputID names the confirmation among a result's input requests.
+const confirmInputID = "confirm"
+
+// pendingTTL is how long a call waits for its confirmation.
+const pendingTTL = 15 * time.Minute
+
+// maxPending bounds the calls waiting for confirmation.
+const maxPending = 1024
+
+type pending struct {
+	session  string
+	callID   string
+	turn     *toolkit.Turn
+	decision permission.Decision
+	expires  time.Time
+}
+
+func (s *Server) putPending(session, callID string, turn *toolkit.Turn, d permission.Decision) string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	token := hex.EncodeToString(b[:])
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, p := range s.pending {
+		if now.After(p.expires) || len(s.pending) >= maxPending {
+			delete(s.pending, k)
+		}
+	}
+	s.pending[token] = &pending{session: session, callID: callID, turn: turn, decision: d, expires: now.Add(pendingTTL)}
+	return token
+}
+
+// takePending removes and returns the call a request state names, if it
+// belongs to this session and has not expired.
+func (s *Server) takePending(token, session string) *pending {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.pending[token]
+	if p == nil || p.session != session || time.Now().After(p.expires) {
+		return nil
+	}
+	delete(s.pending, token)
+	return p
+}
+
+// elicitation asks the user about a call: run it once, always (granting
+// the suggested rules for the session), or reject it.
+func elicitation(c *toolkit.Confirmation) *sdk.ElicitParams {
+	d := c.Decision
+	input, _ := json.Marshal(c.Input)
+	choices := []any{"once", "reject"}
+	prompt := fmt.Sprintf("%s\n\nTool: %s\nInput: %s", d.Message, c.Tool, input)
+	if len(d.Suggestions) > 0 && !d.BypassImmune {
+		choices = []any{"once", "always", "reject"}
+		prompt += "\n\"always\" also allows, for this session: " + ruleTexts(d.Suggestions)
+	}
+	return &sdk.ElicitParams{
+		Message: prompt,
+		RequestedSchema: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"decision": map[string]any{"type": "string", "enum": choices,
+					"description": "once: run this call; always: also allow calls like it; reject: do not run it"},
+			},
+			"required": []string{"decision"},
+		},
+	}
+}
+
+// approvalFrom reads the user's answer; anything but an accepted "once"
+// or "always" rejects the call.
+func approvalFrom(res *sdk.ElicitResult, d permission.Decision) toolkit.Approval {
+	if res == nil || res.Action != "accept" {
+		return toolkit.Approval{Approve: false}
+	}
+	switch res.Content["decision"] {
+	case "once":
+		return toolkit.Approval{Approve: true}
+	case "always":
+		if d.BypassImmune {
+			return toolkit.Approval{Approve: true}
+		}
+		return toolkit.Approval{Approve: true, Rules: d.Suggestions}
+	}
+	return toolkit.Approval{Approve: false}
+}
+
+// cannotAsk rejects a call for a client without elicitation, naming the
+// rules that would allow calls like it.
+func cannotAsk(d permission.Decision) toolkit.Approval {
+	msg := "this MCP client cannot ask the user for approval. " + d.Message
+	if rules := ruleTexts(d.Suggestions); rules != "" && !d.BypassImmune {
+		msg += " An allow rule such as " + rules + " in the server's configuration would let calls like this one run."
+	}
+	return toolkit.Approval{Approve: false, Message: msg}
+}
+
+func canElicit(ss *sdk.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
+}
+
+func ruleTexts(rules []permission.Rule) string {
+	var out []string
+	for _, r := range rules {
+		out = append(out, r.String())
+	}
+	return strings.Join(out, ", ")
+}
+
+// toResult converts a toolkit response to MCP content.
+func toResult(r *toolkit.Response) *sdk.CallToolResult {
+	res := &sdk.CallToolResult{IsError: r.State != toolkit.StateSuccess}
+	for _, b := range r.Content {
+		switch {
+		case b.Type == toolkit.BlockText:
+			res.Content = append(res.Content, &sdk.TextContent{Text: b.Text})
+		case strings.HasPrefix(b.MediaType, "image/"):
+			res.Content = append(res.Content, &sdk.ImageContent{Data: b.Data, MIMEType: b.MediaType})
+		case strings.HasPrefix(b.MediaType, "audio/"):
+			res.Content = append(res.Content, &sdk.AudioContent{Data: b.Data, MIMEType: b.MediaType})
+		default:
+			res.Content = append(res.Content, &sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "wasmtools://result/" + r.CallID, MIMEType: b.MediaType, Blob: b.Data}})
+		}
+	}
+	if len(res.Content) == 0 {
+		res.Content = []sdk.Content{&sdk.TextContent{Text: ""}}
+	}
+	if len(r.Metadata) > 0 {
+		res.Meta = sdk.Meta{"wasmtools": r.Metadata}
+	}
+	return res
+}
+
+func errorResult(msg string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}
+}
