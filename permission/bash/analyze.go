@@ -22,11 +22,12 @@ type Analyzer struct {
 	files []string // lower case
 	dirs  [][]string
 	home  string
+	cache *scriptCache
 }
 
 // New returns an analyzer.
 func New(opts Options) *Analyzer {
-	a := &Analyzer{home: opts.Home}
+	a := &Analyzer{home: opts.Home, cache: newScriptCache()}
 	files := opts.DangerousFiles
 	if files == nil {
 		files = DefaultDangerousFiles
@@ -94,7 +95,7 @@ func (r *Report) Safety() string {
 
 // Analyze parses and judges a command.
 func (a *Analyzer) Analyze(command string, env Env) *Report {
-	return a.AnalyzeScript(Parse(command), env)
+	return a.AnalyzeScript(a.Parse(command), env)
 }
 
 // AnalyzeScript judges a parsed command.

@@ -138,7 +138,7 @@ func (b *Bash) MatchRule(content string, in toolkit.Input, _ *permission.Context
 	if content == "" {
 		return true
 	}
-	return shell.MatchAny(shell.Parse(in.String("command")), content)
+	return shell.MatchAny(b.analyzer.Parse(in.String("command")), content)
 }
 
 // CoveredBy implements toolkit.RulesCoverer: allow rules cover the script
@@ -149,7 +149,7 @@ func (b *Bash) CoveredBy(contents []string, in toolkit.Input, _ *permission.Cont
 			return true // a tool-level rule allows every command
 		}
 	}
-	return shell.CoveredBy(shell.Parse(in.String("command")), contents)
+	return shell.CoveredBy(b.analyzer.Parse(in.String("command")), contents)
 }
 
 // MatchForeignRule implements toolkit.ForeignRuleMatcher: a deny rule on
@@ -160,7 +160,7 @@ func (b *Bash) MatchForeignRule(rule permission.Rule, in toolkit.Input, pc *perm
 	if rule.Tool != "Read" {
 		return false
 	}
-	s := shell.Parse(in.String("command"))
+	s := b.analyzer.Parse(in.String("command"))
 	targets, afterCd, unknown := shell.ReadTargets(s)
 	if len(targets) == 0 {
 		return false
@@ -202,7 +202,7 @@ func matchPathRule(pattern, path string, pc *permission.Context) bool {
 // command, none for interpreters, shells and wrappers.
 func (b *Bash) Suggestions(in toolkit.Input) []permission.Rule {
 	var out []permission.Rule
-	for _, c := range shell.Suggestions(shell.Parse(in.String("command"))) {
+	for _, c := range shell.Suggestions(b.analyzer.Parse(in.String("command"))) {
 		out = append(out, permission.Rule{Tool: "Bash", Content: c})
 	}
 	return out

@@ -149,3 +149,28 @@ func corpusAgrees(expect string, d permission.Decision) bool {
 	}
 	return false
 }
+
+// BenchmarkBashCheckCorpus is the whole permission check of the Bash tool
+// through the toolkit (parse, validation, engine, analysis) for every
+// command of the public corpus.
+func BenchmarkBashCheckCorpus(b *testing.B) {
+	cases := readCorpus(b)
+	tk := corpusToolkit(b)
+	calls := make([]toolkit.Call, len(cases))
+	pcs := make([]*permission.Context, len(cases))
+	for i, c := range cases {
+		args, _ := json.Marshal(map[string]string{"command": c.command})
+		calls[i] = toolkit.Call{Name: "Bash", Arguments: string(args)}
+		pcs[i] = &permission.Context{Mode: c.mode, WorkingDirs: []string{"/tmp/project"}, Cwd: "/tmp/project"}
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range calls {
+			if _, err := tk.Check(ctx, "bench", calls[i], toolkit.CheckOptions{Permission: pcs[i]}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(calls))/1000, "µs/check")
+}
