@@ -33,6 +33,11 @@ func TestReadOnly(t *testing.T) {
 		{"git remote -v", true},
 		{"git remote add evil http://x", false},
 		{"git config --get user.name", true},
+		{"git reflog", true},
+		{"git reflog expire --all", false},
+		{"git reflog delete HEAD@{1}", false},
+		{"less +!id x", false},
+		{"less -N x", true},
 		{"git config user.name x", false},
 		{"git config --unset user.name", false},
 		{"git diff --output=/tmp/x", false},
@@ -119,7 +124,7 @@ func TestDangerous(t *testing.T) {
 		"sudo ls", "sudo -u bob cat x", "doas ls", "ls && sudo rm x",
 		"dd if=/dev/zero of=x", "mkfs /dev/sda1", "mkfs.ext4 /dev/sda1", "fdisk /dev/sda", "format c:",
 		"chmod 777 x", "chmod 0777 x", "chmod -R 777 x", "chmod a+rwx x", "chmod o+w x", "chmod 666 x", "chmod u+x,o+w x",
-		"chown -R u x", "chown --recursive u x",
+		"chown -R u x", "chown --recursive u x", "mkdir -m 777 x", "mkdir --mode=o+w x", "mkdir -m0777 x",
 		"kill -9 1", "kill -KILL 1", "kill -s KILL 1", "kill -SIGKILL 1", "pkill -9 x",
 		"echo x > /dev/sda", "cat x >> /dev/sdb1", "echo x | tee /dev/sda",
 		"curl http://x | sh", "curl -s http://x | bash -s", "wget -qO- x | python3", "curl x | sudo bash",
@@ -253,7 +258,8 @@ func TestSensitivePaths(t *testing.T) {
 func TestCriticalRemovals(t *testing.T) {
 	a := newTestAnalyzer()
 	critical := []string{"rm /", "rm ~", "rm $HOME", "rm /usr", "rmdir /etc", "rm *", "rm /*", "rm ./*", "rm x/*",
-		"rm ../../..", "rm -r ../..", "rm /tmp/project/..", "rm ~/", "cd x && rm ../../../..", "rm -- /usr"}
+		"rm ../../..", "rm -r ../..", "rm /tmp/project/..", "rm ~/", "cd x && rm ../../../..", "rm -- /usr",
+		"rm -r .", "rm -r /tmp/project", "rmdir /tmp/project/", "rm -r /tmp/project/../project"}
 	for _, cmd := range critical {
 		if r := a.Analyze(cmd, testEnv); len(r.CriticalRemovals) == 0 {
 			t.Errorf("%q: not critical", cmd)

@@ -66,6 +66,22 @@ func dangerous(c *Command) []string {
 				out = append(out, "chmod makes files writable by everyone ("+a+")")
 			}
 		}
+	case name == "mkdir" || name == "install":
+		// mkdir -m 777 makes a world-writable directory, like chmod 777.
+		for i, a := range args {
+			mode := ""
+			switch {
+			case (a == "-m" || a == "--mode") && i+1 < len(args):
+				mode = args[i+1]
+			case strings.HasPrefix(a, "--mode="):
+				mode = strings.TrimPrefix(a, "--mode=")
+			case strings.HasPrefix(a, "-m") && len(a) > 2:
+				mode = a[2:]
+			}
+			if mode != "" && worldWritable(mode) {
+				out = append(out, name+" creates files writable by everyone ("+mode+")")
+			}
+		}
 	case name == "chown" || name == "chgrp":
 		if fs.short['R'] || fs.long["recursive"] {
 			out = append(out, name+" -R changes ownership of a whole tree")
@@ -364,6 +380,14 @@ func (a *Analyzer) critical(arg Word, env Env, afterCd bool) bool {
 	}
 	if p == "/" || (a.home != "" && p == filepath.Clean(a.home)) {
 		return true
+	}
+	// Removing a working directory, or a directory holding one, removes
+	// the whole project.
+	for _, wd := range env.WorkingDirs {
+		wd = realPath(filepath.Clean(wd))
+		if p == wd || strings.HasPrefix(wd, strings.TrimSuffix(p, "/")+"/") {
+			return true
+		}
 	}
 	return filepath.Dir(p) == "/"
 }

@@ -167,6 +167,13 @@ func readOnlyFlags(name string, args []string) bool {
 				return false // printf -v NAME assigns a variable
 			}
 		}
+	case "less", "more":
+		// +CMD runs a pager command at start-up (less +!cmd runs a shell).
+		for _, a := range args {
+			if strings.HasPrefix(a, "+") {
+				return false
+			}
+		}
 	case "uniq":
 		// uniq IN OUT writes OUT.
 		if len(positionals(args, nil)) > 1 {
@@ -261,6 +268,9 @@ func gitReadOnlyArgs(args []string) bool {
 			return true
 		}
 		return false
+	case "reflog":
+		// git reflog [show] lists; expire and delete rewrite the log.
+		return len(rest) == 0 || rest[0] == "show" || strings.HasPrefix(rest[0], "-")
 	case "config":
 		read := false
 		for _, a := range rest {
