@@ -21,10 +21,13 @@ const demoToolsEnv = "WASMTOOLS_DEMO_TOOLS"
 func newToolkit(opts toolkit.Options) (*toolkit.Toolkit, error) {
 	tk := toolkit.New(opts)
 	files := builtin.FileOptions{}
-	for _, t := range []toolkit.Tool{
-		builtin.NewBash(builtin.BashOptions{}),
+	tools := []toolkit.Tool{
+		builtin.DefaultShellTool(builtin.BashOptions{}, builtin.PowerShellOptions{}),
 		builtin.NewRead(files), builtin.NewWrite(files), builtin.NewEdit(files),
-	} {
+	}
+	tools = append(tools, builtin.TaskTools()...)
+	tools = append(tools, builtin.NewAskUser())
+	for _, t := range tools {
 		if err := tk.Register(t); err != nil {
 			return nil, fmt.Errorf("register the built-in tools: %w", err)
 		}

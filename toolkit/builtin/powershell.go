@@ -1,0 +1,385 @@
+package builtin
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/toolkit"
+)
+
+// PowerShell limits: the same as Bash's, from the reference.
+const (
+	DefaultPowerShellTimeout = 120 * time.Second
+	MaxPowerShellTimeout     = 600 * time.Second
+	// MaxPowerShellOutput is how many characters of output a call returns.
+	MaxPowerShellOutput = 30_000
+)
+
+// IsWindows reports whether the host runs Windows, where a CLI offers the
+// PowerShell tool instead of Bash.
+func IsWindows() bool { return runtime.GOOS == "windows" }
+
+// DefaultShellTool returns the shell tool that suits the host: PowerShell
+// on Windows, Bash elsewhere.
+func DefaultShellTool(bash BashOptions, ps PowerShellOptions) toolkit.Tool {
+	return shellToolFor(runtime.GOOS, bash, ps)
+}
+
+func shellToolFor(goos string, bash BashOptions, ps PowerShellOptions) toolkit.Tool {
+	if goos == "windows" {
+		return NewPowerShell(ps)
+	}
+	return NewBash(bash)
+}
+
+// PowerShellOptions configure the PowerShell tool.
+type PowerShellOptions struct {
+	// Cwd is the directory commands start in; empty means the permission
+	// context's directory (its Cwd, else its first working directory).
+	Cwd string
+	// Executable is the PowerShell program to run; empty means pwsh
+	// (PowerShell 7) when it is on PATH, else powershell.exe (Windows
+	// PowerShell 5.1), looked up once.
+	Executable string
+}
+
+// PowerShell runs PowerShell commands on the local machine (AgentScope
+// ships it beside Bash for Windows hosts). There is no static analysis of
+// PowerShell: every call asks the user (a plain ask, so allow rules and
+// the bypass mode still apply), and no rule is suggested, because a prefix
+// rule would not mean anything safe for a language with pipelines,
+// script blocks and aliases.
+//
+// Unlike Bash it does not go through a Backend: Backend.Exec runs POSIX
+// shell source, and PowerShell needs its own command line.
+type PowerShell struct {
+	opts PowerShellOptions
+
+	// lookPath finds programs on PATH; tests replace it.
+	lookPath func(string) (string, error)
+	once     sync.Once
+	exe      string
+	exeErr   error
+}
+
+// NewPowerShell returns the PowerShell tool.
+func NewPowerShell(opts PowerShellOptions) *PowerShell {
+	return &PowerShell{opts: opts, lookPath: exec.LookPath}
+}
+
+var (
+	_ toolkit.Caller    = (*PowerShell)(nil)
+	_ toolkit.Suggester = (*PowerShell)(nil)
+)
+
+var powerShellSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "description": "The PowerShell command or script to run."},
+    "timeout": {"type": "integer", "minimum": 1, "maximum": 600000, "description": "Timeout in milliseconds (default 120000, at most 600000). The process is killed when it expires."},
+    "description": {"type": "string", "description": "A few words saying what the command does, shown to the user."}
+  },
+  "required": ["command"],
+  "additionalProperties": false
+}`)
+
+// Spec implements toolkit.Tool.
+func (p *PowerShell) Spec() toolkit.Spec {
+	return toolkit.Spec{
+		Name: "PowerShell",
+		Description: "Runs a PowerShell command and returns its output (success and error streams, cut after " +
+			"30,000 characters). Each call starts a fresh PowerShell session (no profile, non-interactive) in the " +
+			"working directory. Prefer the Read, Glob and Grep tools for reading and searching files.",
+		InputSchema: powerShellSchema,
+		Source:      toolkit.Source{Kind: toolkit.SourceBuiltin},
+	}
+}
+
+// CheckPermissions implements toolkit.Tool: PowerShell commands are not
+// analysed, so every call asks. The ask is not bypass-immune: an allow
+// rule for the tool or the bypass mode lets calls through, and dont_ask
+// denies them.
+func (p *PowerShell) CheckPermissions(context.Context, toolkit.Input, *permission.Context) (permission.Decision, error) {
+	return permission.AskDecision(
+		"PowerShell commands are not analysed for safety; approve only if you trust this command.",
+		"PowerShell commands always ask"), nil
+}
+
+// Suggestions implements toolkit.Suggester: none. The only rule that
+// could cover a call is the tool-level one, which would allow every
+// PowerShell command: the user has to write that rule on purpose.
+func (p *PowerShell) Suggestions(toolkit.Input) []permission.Rule {
+	return []permission.Rule{}
+}
+
+// executable returns the PowerShell program, found once per tool.
+func (p *PowerShell) executable() (string, error) {
+	p.once.Do(func() {
+		if p.opts.Executable != "" {
+			p.exe = p.opts.Executable
+			return
+		}
+		lookPath := p.lookPath
+		if lookPath == nil {
+			lookPath = exec.LookPath
+		}
+		// pwsh first: PowerShell 7 is UTF-8 by default and cross-platform;
+		// Windows PowerShell 5.1 is the fallback every Windows has.
+		for _, name := range []string{"pwsh", "powershell.exe"} {
+			if path, err := lookPath(name); err == nil {
+				p.exe = path
+				return
+			}
+		}
+		p.exeErr = errors.New("PowerShell is not installed here: neither pwsh nor powershell.exe is on the PATH. " +
+			"Use another tool, or ask the user to install PowerShell 7 (pwsh)")
+	})
+	return p.exe, p.exeErr
+}
+
+func (p *PowerShell) cwd(pc *permission.Context) string {
+	if p.opts.Cwd != "" {
+		return p.opts.Cwd
+	}
+	if pc != nil {
+		return pc.Dir()
+	}
+	return ""
+}
+
+// powerShellArgs is the command line for one command. -EncodedCommand
+// takes base64 of UTF-16LE and so carries any text (quotes, newlines,
+// non-ASCII) without a layer of command-line quoting to get wrong.
+func powerShellArgs(command string) []string {
+	return []string{"-NoProfile", "-NonInteractive", "-EncodedCommand", encodeUTF16LEBase64(powerShellScript(command))}
+}
+
+// powerShellPrelude is run before the command: without it PowerShell
+// writes redirected output in the console's code page (mangling anything
+// but ASCII on Windows) and may write progress records to the error stream.
+const powerShellPrelude = "$ProgressPreference = 'SilentlyContinue'; " +
+	"try { [Console]::OutputEncoding = New-Object System.Text.UTF8Encoding $false } catch {}\n"
+
+// powerShellScript is the script run for a command: the prelude, then the
+// command, except where PowerShell requires the command's first statement
+// to come first (using statements and a param block).
+func powerShellScript(command string) string {
+	head := strings.ToLower(strings.TrimLeft(command, " \t\r\n\ufeff"))
+	if strings.HasPrefix(head, "using ") || strings.HasPrefix(head, "param") {
+		return command
+	}
+	return powerShellPrelude + command
+}
+
+// encodeUTF16LEBase64 encodes s as PowerShell's -EncodedCommand expects:
+// UTF-16 little-endian code units (astral characters as surrogate pairs),
+// then standard base64. Invalid UTF-8 becomes U+FFFD.
+func encodeUTF16LEBase64(s string) string {
+	units := utf16.Encode([]rune(s))
+	buf := make([]byte, 2*len(units))
+	for i, u := range units {
+		binary.LittleEndian.PutUint16(buf[2*i:], u)
+	}
+	return base64.StdEncoding.EncodeToString(buf)
+}
+
+// Call implements toolkit.Caller: it streams the command's output as it
+// comes (cut after MaxPowerShellOutput characters, with a note) and ends
+// with the exit code in the metadata. A non-zero exit code or a timeout
+// makes the response an error. It mirrors Bash.Call.
+func (p *PowerShell) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
+	return func(yield func(*toolkit.Chunk, error) bool) {
+		exe, err := p.executable()
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		timeout := DefaultPowerShellTimeout
+		if ms, ok := in.Int("timeout"); ok && ms > 0 {
+			timeout = min(time.Duration(ms)*time.Millisecond, MaxPowerShellTimeout)
+		}
+		var pc *permission.Context
+		if rt := toolkit.RuntimeFrom(ctx); rt != nil {
+			pc = rt.Permission
+		}
+
+		pieces := make(chan string, 64)
+		done := make(chan struct{})
+		var res ExecResult
+		var runErr error
+		runCtx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			defer close(done)
+			defer close(pieces)
+			res, runErr = runPowerShell(runCtx, exe, powerShellArgs(in.String("command")), p.cwd(pc), timeout, func(data []byte) {
+				select {
+				case pieces <- string(data):
+				case <-runCtx.Done():
+				}
+			})
+		}()
+		shown, total := 0, 0
+		stopped := false
+		for text := range pieces {
+			total += utf8.RuneCountInString(text)
+			if stopped || shown >= MaxPowerShellOutput {
+				continue // keep draining so the runner never blocks
+			}
+			if n := utf8.RuneCountInString(text); shown+n > MaxPowerShellOutput {
+				text = powerShellCutRunes(text, MaxPowerShellOutput-shown)
+			}
+			shown += utf8.RuneCountInString(text)
+			if !yield(toolkit.TextChunk(text), nil) {
+				stopped = true
+				cancel()
+			}
+		}
+		<-done
+		if stopped {
+			return
+		}
+		if runErr != nil {
+			yield(nil, runErr)
+			return
+		}
+		var note strings.Builder
+		if total > shown {
+			fmt.Fprintf(&note, "\n[output cut: %d of %d characters shown]", shown, total)
+		}
+		state := toolkit.StateSuccess
+		switch {
+		case res.TimedOut:
+			fmt.Fprintf(&note, "\n[timed out after %s: the command was killed]", timeout)
+			state = toolkit.StateError
+		case res.ExitCode != 0:
+			fmt.Fprintf(&note, "\n[exit code %d]", res.ExitCode)
+			state = toolkit.StateError
+		}
+		final := &toolkit.Chunk{State: state, Last: true, Metadata: map[string]any{
+			"exit_code": res.ExitCode, "timed_out": res.TimedOut, "duration_ms": res.Duration.Milliseconds(),
+		}}
+		if note.Len() > 0 {
+			final.Content = []toolkit.Block{toolkit.TextBlock(note.String())}
+		}
+		yield(final, nil)
+	}
+}
+
+// runPowerShell runs exe with args in dir, calling output with each piece
+// of standard output and standard error (never concurrently, never
+// splitting a UTF-8 character). On timeout or cancellation the process is
+// killed (with its process group where the platform has them).
+func runPowerShell(ctx context.Context, exe string, args []string, dir string, timeout time.Duration,
+	output func([]byte)) (ExecResult, error) {
+	start := time.Now()
+	runCtx := ctx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(runCtx, exe, args...)
+	cmd.Dir = dir
+	cmd.Env = os.Environ()
+	cmd.Stdin = nil // the null device: -NonInteractive, and nothing to read
+	setProcessGroup(cmd)
+	// Children that keep the output pipes open must not hold the call.
+	cmd.WaitDelay = 2 * time.Second
+
+	var mu sync.Mutex
+	stdout := &powerShellWriter{mu: &mu, output: output}
+	stderr := &powerShellWriter{mu: &mu, output: output}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		return ExecResult{}, fmt.Errorf("start %s: %w", exe, err)
+	}
+	waitErr := cmd.Wait()
+	stdout.flush()
+	stderr.flush()
+
+	res := ExecResult{ExitCode: cmd.ProcessState.ExitCode(), Duration: time.Since(start)}
+	if timeout > 0 && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		res.TimedOut = true
+		return res, nil
+	}
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
+		return res, waitErr
+	}
+	return res, nil
+}
+
+// powerShellWriter hands one output stream to the callback. It holds back
+// the bytes of a UTF-8 character cut by a pipe read, so that each piece is
+// whole text and characters are counted right.
+type powerShellWriter struct {
+	mu      *sync.Mutex // shared by both streams: one callback at a time
+	output  func([]byte)
+	pending []byte
+}
+
+func (w *powerShellWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	data := append(w.pending, p...)
+	n := completeUTF8(data)
+	w.pending = append([]byte(nil), data[n:]...)
+	if n > 0 && w.output != nil {
+		w.output(data[:n:n])
+	}
+	return len(p), nil
+}
+
+// flush hands over what is held back when the stream ends.
+func (w *powerShellWriter) flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.pending) > 0 && w.output != nil {
+		w.output(w.pending)
+	}
+	w.pending = nil
+}
+
+// completeUTF8 returns the length of the longest prefix of b that does not
+// end inside a multi-byte UTF-8 character. Invalid bytes count as whole
+// characters: only a valid but unfinished sequence is held back.
+func completeUTF8(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if utf8.FullRune(b[i:]) {
+				return len(b)
+			}
+			return i
+		}
+	}
+	return len(b)
+}
+
+// powerShellCutRunes returns the first n characters of s.
+func powerShellCutRunes(s string, n int) string {
+	i := 0
+	for off := range s {
+		if i == n {
+			return s[:off]
+		}
+		i++
+	}
+	return s
+}
