@@ -115,6 +115,14 @@ type ForeignRuleMatcher interface {
 	MatchForeignRule(rule permission.Rule, input Input, pc *permission.Context) bool
 }
 
+// InputValidator checks what a JSON Schema cannot express (unique labels,
+// a range whose start precedes its end). It runs in gate 2, after the
+// schema: an error is a mistake the model can fix, and the call ends with
+// its message before the permission check.
+type InputValidator interface {
+	ValidateInput(input Input) error
+}
+
 // DefaultSuggestions is the Tool-contract default: one tool-level allow rule.
 func DefaultSuggestions(name string) []permission.Rule {
 	return []permission.Rule{{Tool: name}}

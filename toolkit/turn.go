@@ -417,6 +417,12 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateError, fmt.Sprintf("Invalid arguments for %s: %v. Fix the arguments and call again.", cs.call.Name, err)))
 		return
 	}
+	if v, ok := e.tool.(InputValidator); ok {
+		if err := v.ValidateInput(in); err != nil {
+			t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateError, fmt.Sprintf("Invalid arguments for %s: %v. Fix the arguments and call again.", cs.call.Name, err)))
+			return
+		}
+	}
 	cs.input, cs.repaired = in, repaired
 	d := permission.Evaluate(WithRuntime(ctx, t.runtime(cs)), e.subject, in, t.permissionContext())
 	cs.decision = d

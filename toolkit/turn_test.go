@@ -570,3 +570,33 @@ func TestCheck(t *testing.T) {
 		t.Errorf("empty toolkit: %v", err)
 	}
 }
+
+// rangeTool checks what its schema cannot: from <= to.
+type rangeTool struct{ *testTool }
+
+func (rangeTool) ValidateInput(in Input) error {
+	from, _ := in.Int("from")
+	to, _ := in.Int("to")
+	if from > to {
+		return errors.New("from must not be after to")
+	}
+	return nil
+}
+
+func TestInputValidator(t *testing.T) {
+	checked := false
+	tool := rangeTool{&testTool{spec: Spec{Name: "span"}, check: func(Input) permission.Decision {
+		checked = true
+		return permission.AllowDecision("")
+	}}}
+	tk := New(Options{})
+	mustRegister(t, tk, tool)
+	r := runTurn(t, tk, TurnOptions{}, Call{Name: "span", Arguments: `{"from": 5, "to": 1}`}).Responses()[0]
+	if r.State != StateError || !strings.Contains(r.Text(), "from must not be after to") || checked {
+		t.Fatalf("invalid input: %s %q, permission checked %v", r.State, r.Text(), checked)
+	}
+	r = runTurn(t, tk, TurnOptions{}, Call{Name: "span", Arguments: `{"from": 1, "to": 5}`}).Responses()[0]
+	if r.State != StateSuccess || !checked {
+		t.Fatalf("valid input: %s %q", r.State, r.Text())
+	}
+}

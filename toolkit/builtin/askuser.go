@@ -234,3 +234,28 @@ func ValidateAskUserAnswers(in toolkit.Input, answers []Answer) error {
 	}
 	return errors.Join(errs...)
 }
+
+// ValidateInput implements toolkit.InputValidator: questions must differ,
+// and so must the option labels of each question, or the answers could
+// not say which was chosen.
+func (*AskUser) ValidateInput(in toolkit.Input) error {
+	questions, err := ParseAskUserInput(in)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, q := range questions {
+		if seen[q.Question] {
+			return fmt.Errorf("the question %q is asked twice", q.Question)
+		}
+		seen[q.Question] = true
+		labels := map[string]bool{}
+		for _, o := range q.Options {
+			if labels[o.Label] {
+				return fmt.Errorf("question %q has the option %q twice: option labels must differ", q.Question, o.Label)
+			}
+			labels[o.Label] = true
+		}
+	}
+	return nil
+}

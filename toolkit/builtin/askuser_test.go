@@ -122,7 +122,11 @@ func TestAskUserEndToEnd(t *testing.T) {
 // TestAskUserSchema: the pipeline refuses inputs the UI cannot show, and
 // accepts the limits themselves.
 func TestAskUserSchema(t *testing.T) {
-	q := func(header string, n int) map[string]any { return question("Q?", header, n, false) }
+	asked := 0
+	q := func(header string, n int) map[string]any {
+		asked++ // questions must differ
+		return question(fmt.Sprintf("Q%d?", asked), header, n, false)
+	}
 	tests := []struct {
 		name string
 		args string
@@ -267,5 +271,36 @@ func TestAskUserAnswerText(t *testing.T) {
 	sel[0] = "changed"
 	if got := fmt.Sprint(r.Metadata["answers"]); strings.Contains(got, "changed") {
 		t.Errorf("metadata shares the caller's slice: %s", got)
+	}
+}
+
+func TestAskUserValidateInput(t *testing.T) {
+	tk := toolkit.New(toolkit.Options{})
+	if err := tk.Register(NewAskUser()); err != nil {
+		t.Fatal(err)
+	}
+	opt := func(l string) map[string]any { return map[string]any{"label": l, "description": "d"} }
+	q := func(text string, labels ...string) map[string]any {
+		var opts []any
+		for _, l := range labels {
+			opts = append(opts, opt(l))
+		}
+		return map[string]any{"question": text, "header": "H", "options": opts}
+	}
+	tests := []struct {
+		name      string
+		questions []any
+		want      string
+	}{
+		{"fine", []any{q("a?", "x", "y"), q("b?", "x", "y")}, ""},
+		{"duplicate question", []any{q("a?", "x", "y"), q("a?", "z", "w")}, "asked twice"},
+		{"duplicate label", []any{q("a?", "x", "x")}, "option labels must differ"},
+	}
+	for _, tt := range tests {
+		args, _ := json.Marshal(map[string]any{"questions": tt.questions})
+		_, err := tk.Check(context.Background(), "s", toolkit.Call{Name: "AskUser", Arguments: string(args)}, toolkit.CheckOptions{})
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
+		}
 	}
 }
