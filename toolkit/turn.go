@@ -418,13 +418,13 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 		return
 	}
 	if v, ok := e.tool.(InputValidator); ok {
-		if err := v.ValidateInput(in); err != nil {
+		if err := safeValidate(v, in); err != nil {
 			t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateError, fmt.Sprintf("Invalid arguments for %s: %v. Fix the arguments and call again.", cs.call.Name, err)))
 			return
 		}
 	}
 	cs.input, cs.repaired = in, repaired
-	d := permission.Evaluate(WithRuntime(ctx, t.runtime(cs)), e.subject, in, t.permissionContext())
+	d := evaluate(WithRuntime(ctx, t.runtime(cs)), e.subject, in, t.permissionContext())
 	cs.decision = d
 	switch d.Behavior {
 	case permission.Deny:
@@ -448,6 +448,29 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 }
 
 func (v *View) hasExternal(name string) bool { _, ok := v.external(name); return ok }
+
+// evaluate is permission.Evaluate with the tool's methods fenced: a panic
+// in a rule matcher or a read-only check is a failed check, which asks.
+func evaluate(ctx context.Context, s subject, in Input, pc *permission.Context) (d permission.Decision) {
+	defer func() {
+		if p := recover(); p != nil {
+			d = permission.SafetyAsk(fmt.Sprintf("The permission check of %s failed (%v); approve only if you trust this call.", s.spec.Name, p),
+				"tool permission check panicked")
+		}
+	}()
+	return permission.Evaluate(ctx, s, in, pc)
+}
+
+// safeValidate runs a tool's own input validation, turning a panic into
+// an error.
+func safeValidate(v InputValidator, in Input) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the input check failed: %v", p)
+		}
+	}()
+	return v.ValidateInput(in)
+}
 
 func (t *Turn) unavailableMessage(r *registry, name string) string {
 	var active map[string]bool

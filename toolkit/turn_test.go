@@ -600,3 +600,17 @@ func TestInputValidator(t *testing.T) {
 		t.Fatalf("valid input: %s %q", r.State, r.Text())
 	}
 }
+
+// panickyMatcher panics in its rule matcher: the engine must fail closed.
+type panickyMatcher struct{ *testTool }
+
+func (panickyMatcher) IsReadOnly(Input) bool { panic("read-only check exploded") }
+
+func TestPanicsInPermissionMethodsFailClosed(t *testing.T) {
+	tk := New(Options{Permission: permission.Context{Allow: []permission.Rule{{Tool: "p"}}}})
+	mustRegister(t, tk, panickyMatcher{&testTool{spec: Spec{Name: "p"}, check: allowAll}})
+	out := runTurn(t, tk, TurnOptions{}, Call{Name: "p"}).Outcomes()[0]
+	if out.Status != StatusNeedsConfirmation || !out.Confirmation.Decision.BypassImmune {
+		t.Fatalf("%+v", out)
+	}
+}
