@@ -168,3 +168,49 @@ func TestLocalBackendWriteFile(t *testing.T) {
 		t.Errorf("temporary files left behind: %v", entries)
 	}
 }
+
+// TestWriteFileIsAtomic: a reader racing a writer sees the old or the new
+// contents, never a mix or a truncated file.
+func TestWriteFileIsAtomic(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	a := strings.Repeat("a", 1<<20)
+	b := strings.Repeat("b", 1<<20)
+	be := &LocalBackend{}
+	ctx := context.Background()
+	if err := be.WriteFile(ctx, p, []byte(a), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 40 {
+			data := a
+			if i%2 == 0 {
+				data = b
+			}
+			if err := be.WriteFile(ctx, p, []byte(data), 0o644); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	reads := 0
+	for {
+		select {
+		case <-done:
+			if reads == 0 {
+				t.Fatal("no read raced the writes")
+			}
+			return
+		default:
+		}
+		got, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := string(got); s != a && s != b {
+			t.Fatalf("read %d bytes of mixed or partial contents", len(got))
+		}
+		reads++
+	}
+}
