@@ -24,6 +24,7 @@ func newToolkit(opts toolkit.Options) (*toolkit.Toolkit, error) {
 	tools := []toolkit.Tool{
 		builtin.DefaultShellTool(builtin.BashOptions{}, builtin.PowerShellOptions{}),
 		builtin.NewRead(files), builtin.NewWrite(files), builtin.NewEdit(files),
+		builtin.NewGlob(builtin.GlobOptions{}), builtin.NewGrep(builtin.GrepOptions{}),
 	}
 	tools = append(tools, builtin.TaskTools()...)
 	tools = append(tools, builtin.NewAskUser())

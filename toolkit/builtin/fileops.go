@@ -54,7 +54,7 @@ func Stat(ctx context.Context, b Backend, path string) (FileInfo, error) {
 	if s, ok := b.(Stater); ok {
 		return s.Stat(ctx, path)
 	}
-	infos, err := findInfos(ctx, b, path, "-maxdepth", "0")
+	infos, err := findInfos(ctx, b, path, true, "-maxdepth", "0")
 	if err != nil {
 		return FileInfo{}, err
 	}
@@ -69,7 +69,7 @@ func ReadDir(ctx context.Context, b Backend, dir string) ([]FileInfo, error) {
 	if r, ok := b.(DirReader); ok {
 		return r.ReadDir(ctx, dir)
 	}
-	return findInfos(ctx, b, dir, "-mindepth", "1", "-maxdepth", "1")
+	return findInfos(ctx, b, dir, true, "-mindepth", "1", "-maxdepth", "1")
 }
 
 // Walk visits a tree through b.
@@ -77,7 +77,7 @@ func Walk(ctx context.Context, b Backend, root string, fn func(FileInfo) error) 
 	if w, ok := b.(Walker); ok {
 		return w.Walk(ctx, root, fn)
 	}
-	infos, err := findInfos(ctx, b, root)
+	infos, err := findInfos(ctx, b, root, false)
 	if err != nil {
 		return err
 	}
@@ -134,9 +134,14 @@ func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// findInfos runs GNU find with a machine-readable format.
-func findInfos(ctx context.Context, b Backend, root string, args ...string) ([]FileInfo, error) {
-	cmd := "find -L " + ShellQuote(root)
+// findInfos runs GNU find with a machine-readable format. follow makes it
+// report what symbolic links point to (Stat, ReadDir), as the native
+// paths do; Walk does not follow them, like filepath.WalkDir.
+func findInfos(ctx context.Context, b Backend, root string, follow bool, args ...string) ([]FileInfo, error) {
+	cmd := "find " + ShellQuote(root)
+	if follow {
+		cmd = "find -L " + ShellQuote(root)
+	}
 	for _, a := range args {
 		cmd += " " + a
 	}
@@ -165,15 +170,27 @@ func findInfos(ctx context.Context, b Backend, root string, args ...string) ([]F
 			continue
 		}
 		size, _ := strconv.ParseInt(f[1], 10, 64)
-		secs, _ := strconv.ParseFloat(f[2], 64)
 		perm, _ := strconv.ParseUint(f[3], 8, 32)
 		mode := fs.FileMode(perm)
-		if f[4] == "d" {
+		switch f[4] {
+		case "d":
 			mode |= fs.ModeDir
+		case "l":
+			mode |= fs.ModeSymlink
 		}
-		infos = append(infos, FileInfo{Path: f[0], Size: size, Mode: mode, ModTime: time.Unix(0, int64(secs*1e9))})
+		infos = append(infos, FileInfo{Path: f[0], Size: size, Mode: mode, ModTime: parseFindTime(f[2])})
 	}
 	return infos, nil
+}
+
+// parseFindTime reads find's %T@ (seconds.fraction) without going
+// through a float, which would lose the nanoseconds.
+func parseFindTime(s string) time.Time {
+	secStr, frac, _ := strings.Cut(s, ".")
+	sec, _ := strconv.ParseInt(secStr, 10, 64)
+	frac = (frac + "000000000")[:9]
+	nsec, _ := strconv.ParseInt(frac, 10, 64)
+	return time.Unix(sec, nsec)
 }
 
 // Stat implements Stater.

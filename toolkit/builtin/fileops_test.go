@@ -89,3 +89,15 @@ func TestFileToolsOnAMinimalBackend(t *testing.T) {
 		t.Fatalf("edit through a minimal backend: %q", r.Text())
 	}
 }
+
+func TestParseFindTime(t *testing.T) {
+	for in, want := range map[string]time.Time{
+		"1700000000.123456789": time.Unix(1700000000, 123456789),
+		"1700000000.5":         time.Unix(1700000000, 500000000),
+		"1700000000":           time.Unix(1700000000, 0),
+	} {
+		if got := parseFindTime(in); !got.Equal(want) {
+			t.Errorf("parseFindTime(%q) = %v, want %v", in, got, want)
+		}
+	}
+}

@@ -19,18 +19,18 @@ import (
 // globs are handed to rg, so rg filters with our table and not its own.
 const rgTypeName = "wtsel"
 
-// rgSearcher is the ripgrep Grep engine. It runs `rg --json` on the local
+// grepRgEngine is the ripgrep Grep engine. It runs `rg --json` on the local
 // machine and reads rg's event stream (begin, match, context, end,
 // summary). The flags make rg follow the same rules as the pure-Go
 // engine: hidden files searched, VCS folders excluded, .gitignore files
 // honoured with or without a repository, and .ignore files, the global
 // git excludes and .git/info/exclude not read.
-type rgSearcher struct {
+type grepRgEngine struct {
 	path string // the rg executable
 }
 
 // rgArgs builds rg's command line for a query.
-func rgArgs(q *grepQuery, t searchTarget) []string {
+func rgArgs(q *grepQuery, t grepTarget) []string {
 	args := []string{
 		"--json", "--no-config", "--hidden", "--no-require-git",
 		"--no-ignore-dot", "--no-ignore-exclude", "--no-ignore-global", "--no-messages",
@@ -44,10 +44,10 @@ func rgArgs(q *grepQuery, t searchTarget) []string {
 		args = append(args, "--multiline", "--multiline-dotall")
 	}
 	switch q.mode {
-	case modeFiles:
+	case grepModeFiles:
 		// One match is enough to list a file; rg stops reading there.
 		args = append(args, "--max-count", "1")
-	case modeContent:
+	case grepModeContent:
 		if q.before > 0 {
 			args = append(args, "--before-context", strconv.Itoa(q.before))
 		}
@@ -66,7 +66,7 @@ func rgArgs(q *grepQuery, t searchTarget) []string {
 	for _, g := range q.globs {
 		args = append(args, "--glob", g)
 	}
-	for _, d := range vcsDirs {
+	for _, d := range searchVCSDirs {
 		args = append(args, "--glob", "!"+d)
 	}
 	return append(args, "--regexp", q.pattern, "--", t.root)
@@ -100,7 +100,7 @@ func (d rgData) value() ([]byte, error) {
 	return nil, nil
 }
 
-func (s *rgSearcher) search(ctx context.Context, q *grepQuery, t searchTarget) ([]fileMatches, error) {
+func (s *grepRgEngine) search(ctx context.Context, q *grepQuery, t grepTarget) ([]grepFileResult, error) {
 	cmd := exec.CommandContext(ctx, s.path, rgArgs(q, t)...)
 	// rg anchors glob filters at its working directory: make that the
 	// search root, as the pure-Go engine does.
@@ -109,7 +109,7 @@ func (s *rgSearcher) search(ctx context.Context, q *grepQuery, t searchTarget) (
 		cmd.Dir = filepath.Dir(t.root)
 	}
 	var stderr bytes.Buffer
-	cmd.Stderr = &limitedWriter{buf: &stderr, max: 8 << 10}
+	cmd.Stderr = &rgLimitedWriter{buf: &stderr, max: 8 << 10}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -117,7 +117,7 @@ func (s *rgSearcher) search(ctx context.Context, q *grepQuery, t searchTarget) (
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start rg: %w", err)
 	}
-	out, parseErr := parseRgJSON(stdout, q.mode == modeContent)
+	out, parseErr := parseRgJSON(stdout, q.mode == grepModeContent)
 	if parseErr != nil {
 		_, _ = io.Copy(io.Discard, stdout)
 	}
@@ -146,10 +146,10 @@ func (s *rgSearcher) search(ctx context.Context, q *grepQuery, t searchTarget) (
 // parseRgJSON reads rg's event stream into per-file results. A file
 // whose end event reports a binary offset is dropped: rg met a NUL byte
 // in it, and the pure-Go engine skips such files altogether.
-func parseRgJSON(r io.Reader, keepLines bool) ([]fileMatches, error) {
+func parseRgJSON(r io.Reader, keepLines bool) ([]grepFileResult, error) {
 	br := bufio.NewReaderSize(r, 256<<10)
-	var out []fileMatches
-	var cur *fileMatches
+	var out []grepFileResult
+	var cur *grepFileResult
 	lastNum := 0
 	for {
 		line, err := br.ReadBytes('\n')
@@ -164,7 +164,7 @@ func parseRgJSON(r io.Reader, keepLines bool) ([]fileMatches, error) {
 				if perr != nil {
 					return nil, perr
 				}
-				cur = &fileMatches{path: filepath.Clean(string(p))}
+				cur = &grepFileResult{path: filepath.Clean(string(p))}
 				lastNum = 0
 			case "match", "context":
 				if cur == nil {
@@ -187,7 +187,7 @@ func parseRgJSON(r io.Reader, keepLines bool) ([]fileMatches, error) {
 							cur.count++
 						}
 						if keepLines {
-							cur.lines = append(cur.lines, grepLine{num: num, text: displayLine(text[:end+1]), match: isMatch})
+							cur.lines = append(cur.lines, grepLine{num: num, text: grepDisplayLine(text[:end+1]), match: isMatch})
 						}
 						lastNum = num
 					}
@@ -210,13 +210,13 @@ func parseRgJSON(r io.Reader, keepLines bool) ([]fileMatches, error) {
 	}
 }
 
-// limitedWriter keeps the first max bytes written to it.
-type limitedWriter struct {
+// rgLimitedWriter keeps the first max bytes written to it.
+type rgLimitedWriter struct {
 	buf *bytes.Buffer
 	max int
 }
 
-func (w *limitedWriter) Write(p []byte) (int, error) {
+func (w *rgLimitedWriter) Write(p []byte) (int, error) {
 	if room := w.max - w.buf.Len(); room > 0 {
 		w.buf.Write(p[:min(len(p), room)])
 	}

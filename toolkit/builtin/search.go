@@ -35,11 +35,11 @@ import (
 // longer lines are cut with a note saying how much was left out.
 const MaxGrepColumns = 500
 
-// vcsDirs are the version-control folders no search enters.
-var vcsDirs = []string{".git", ".svn", ".hg", ".bzr", ".jj", ".sl"}
+// searchVCSDirs are the version-control folders no search enters.
+var searchVCSDirs = []string{".git", ".svn", ".hg", ".bzr", ".jj", ".sl"}
 
-func isVCSDir(name string) bool {
-	for _, d := range vcsDirs {
+func isSearchVCSDir(name string) bool {
+	for _, d := range searchVCSDirs {
 		if name == d {
 			return true
 		}
@@ -49,9 +49,9 @@ func isVCSDir(name string) bool {
 
 // Output modes of Grep.
 const (
-	modeFiles   = "files_with_matches"
-	modeContent = "content"
-	modeCount   = "count"
+	grepModeFiles   = "files_with_matches"
+	grepModeContent = "content"
+	grepModeCount   = "count"
 )
 
 // grepQuery is one Grep call, checked and normalised.
@@ -67,14 +67,14 @@ type grepQuery struct {
 	typeGlobs []string
 }
 
-// searchTarget is what a Grep call searches: a directory tree or one file.
-type searchTarget struct {
+// grepTarget is what a Grep call searches: a directory tree or one file.
+type grepTarget struct {
 	root   string // absolute and clean
 	isFile bool
 }
 
-// fileMatches is what an engine found in one file.
-type fileMatches struct {
+// grepFileResult is what an engine found in one file.
+type grepFileResult struct {
 	path string
 	// modTime is zero when the engine did not learn it.
 	modTime time.Time
@@ -93,10 +93,10 @@ type grepLine struct {
 	match bool
 }
 
-// displayLine turns a line's bytes into what Grep shows: without its line
+// grepDisplayLine turns a line's bytes into what Grep shows: without its line
 // terminator, and cut after MaxGrepColumns characters (as rg
 // --max-columns does) so one minified file can't flood the model.
-func displayLine(b []byte) string {
+func grepDisplayLine(b []byte) string {
 	b = bytes.TrimSuffix(b, []byte{'\n'})
 	b = bytes.TrimSuffix(b, []byte{'\r'})
 	if len(b) <= MaxGrepColumns {
@@ -115,9 +115,9 @@ func displayLine(b []byte) string {
 	return fmt.Sprintf("%s [... %d more characters cut]", b[:off], rest)
 }
 
-// pathLess orders paths component by component, the order of a directory
+// searchPathLess orders paths component by component, the order of a directory
 // walk: "a/b" sorts before "a-b" because the separator sorts first.
-func pathLess(a, b string) bool {
+func searchPathLess(a, b string) bool {
 	n := min(len(a), len(b))
 	for i := 0; i < n; i++ {
 		ca, cb := a[i], b[i]
@@ -138,13 +138,13 @@ func pathLess(a, b string) bool {
 // ---------------------------------------------------------------------------
 // Patterns
 
-// errNewline is the model-facing error for a line-mode pattern that needs
+// errGrepNewline is the model-facing error for a line-mode pattern that needs
 // to match a newline.
-var errNewline = errors.New("the pattern matches a newline character (\\n), which never occurs inside a line; " +
+var errGrepNewline = errors.New("the pattern matches a newline character (\\n), which never occurs inside a line; " +
 	"set multiline: true to search across lines, or remove the \\n")
 
-// matcher finds matching lines in a file's contents.
-type matcher struct {
+// grepMatcher finds matching lines in a file's contents.
+type grepMatcher struct {
 	re        *regexp.Regexp
 	multiline bool
 	// lit is a literal every match contains, used to skip lines (and
@@ -160,12 +160,12 @@ type matcher struct {
 	pure bool
 }
 
-// compileMatcher compiles a Grep pattern with Go's regexp (RE2 syntax,
+// compileGrepMatcher compiles a Grep pattern with Go's regexp (RE2 syntax,
 // close to ripgrep's). In line mode the pattern is rewritten the way
 // ripgrep does it: classes and . never match a newline, ^ and $ match at
 // line boundaries, and a literal \n is an error. In multiline mode . also
 // matches a newline and ^ and $ still match at line boundaries.
-func compileMatcher(pattern string, ignoreCase, multiline bool) (*matcher, error) {
+func compileGrepMatcher(pattern string, ignoreCase, multiline bool) (*grepMatcher, error) {
 	flags := syntax.ClassNL | syntax.PerlX | syntax.UnicodeGroups
 	if ignoreCase {
 		flags |= syntax.FoldCase
@@ -179,7 +179,7 @@ func compileMatcher(pattern string, ignoreCase, multiline bool) (*matcher, error
 			"Fix the syntax (RE2/ripgrep syntax; escape literal ( ) [ ] { } . * + ? | \\ ^ $ with a backslash)", err)
 	}
 	if !multiline {
-		if err := lineMode(tree); err != nil {
+		if err := grepLineMode(tree); err != nil {
 			return nil, err
 		}
 	}
@@ -187,34 +187,34 @@ func compileMatcher(pattern string, ignoreCase, multiline bool) (*matcher, error
 	if err != nil {
 		return nil, fmt.Errorf("the pattern is not a valid regular expression: %v", err)
 	}
-	m := &matcher{re: re, multiline: multiline}
+	m := &grepMatcher{re: re, multiline: multiline}
 	simple := tree.Simplify()
-	lit, fold := requiredLiteral(simple)
+	lit, fold := grepRequiredLiteral(simple)
 	if fold {
-		lit = foldSafe(lit)
+		lit = grepFoldSafe(lit)
 	}
 	if len(lit) > 0 && !strings.ContainsRune(lit, utf8.RuneError) {
 		m.lit, m.fold = []byte(lit), fold
-		m.pure = !multiline && isOnlyLiteral(simple, lit)
+		m.pure = !multiline && grepIsOnlyLiteral(simple, lit, fold)
 		if fold {
-			m.rare = rarestByte(m.lit)
+			m.rare = grepRarestByte(m.lit)
 		}
 	}
 	return m, nil
 }
 
-// lineMode rewrites a parsed pattern in place so no match can cross a
+// grepLineMode rewrites a parsed pattern in place so no match can cross a
 // line end.
-func lineMode(re *syntax.Regexp) error {
+func grepLineMode(re *syntax.Regexp) error {
 	switch re.Op {
 	case syntax.OpLiteral:
 		for _, r := range re.Rune {
 			if r == '\n' {
-				return errNewline
+				return errGrepNewline
 			}
 		}
 	case syntax.OpCharClass:
-		re.Rune = classWithoutNewline(re.Rune)
+		re.Rune = grepClassWithoutNewline(re.Rune)
 		if len(re.Rune) == 0 {
 			re.Op = syntax.OpNoMatch
 		}
@@ -227,16 +227,16 @@ func lineMode(re *syntax.Regexp) error {
 		re.Flags &^= syntax.WasDollar
 	}
 	for _, sub := range re.Sub {
-		if err := lineMode(sub); err != nil {
+		if err := grepLineMode(sub); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// classWithoutNewline removes '\n' from a class given as sorted
+// grepClassWithoutNewline removes '\n' from a class given as sorted
 // [lo, hi] pairs.
-func classWithoutNewline(ranges []rune) []rune {
+func grepClassWithoutNewline(ranges []rune) []rune {
 	out := make([]rune, 0, len(ranges)+2)
 	for i := 0; i+1 < len(ranges); i += 2 {
 		lo, hi := ranges[i], ranges[i+1]
@@ -254,19 +254,19 @@ func classWithoutNewline(ranges []rune) []rune {
 	return out
 }
 
-// requiredLiteral returns the longest literal every match of re must
+// grepRequiredLiteral returns the longest literal every match of re must
 // contain, and whether it is case-folded. It looks only at what is
 // certain: literals, concatenations, groups and repetitions of at least
 // one.
-func requiredLiteral(re *syntax.Regexp) (string, bool) {
+func grepRequiredLiteral(re *syntax.Regexp) (string, bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
 		return string(re.Rune), re.Flags&syntax.FoldCase != 0
 	case syntax.OpCapture, syntax.OpPlus:
-		return requiredLiteral(re.Sub[0])
+		return grepRequiredLiteral(re.Sub[0])
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return requiredLiteral(re.Sub[0])
+			return grepRequiredLiteral(re.Sub[0])
 		}
 	case syntax.OpConcat:
 		var best, run strings.Builder
@@ -291,7 +291,7 @@ func requiredLiteral(re *syntax.Regexp) (string, bool) {
 				continue
 			}
 			flush()
-			if l, f := requiredLiteral(sub); len(l) > best.Len() {
+			if l, f := grepRequiredLiteral(sub); len(l) > best.Len() {
 				best.Reset()
 				best.WriteString(l)
 				bestFold = f
@@ -303,11 +303,11 @@ func requiredLiteral(re *syntax.Regexp) (string, bool) {
 	return "", false
 }
 
-// foldSafe keeps the longest piece of a case-folded literal that an ASCII
+// grepFoldSafe keeps the longest piece of a case-folded literal that an ASCII
 // case-insensitive byte search finds exactly: no non-ASCII characters, and
 // no k or s, which Go's folding also matches with the Kelvin sign and the
 // long s.
-func foldSafe(lit string) string {
+func grepFoldSafe(lit string) string {
 	best, start := "", 0
 	for i := 0; i <= len(lit); i++ {
 		if i == len(lit) || lit[i] >= utf8.RuneSelf || strings.IndexByte("kKsS", lit[i]) >= 0 {
@@ -320,28 +320,27 @@ func foldSafe(lit string) string {
 	return best
 }
 
-// isOnlyLiteral reports whether the simplified pattern is exactly lit.
-func isOnlyLiteral(re *syntax.Regexp, lit string) bool {
-	switch re.Op {
-	case syntax.OpLiteral:
-		return string(re.Rune) == lit
-	case syntax.OpConcat:
-		var b strings.Builder
-		for _, sub := range re.Sub {
-			if sub.Op != syntax.OpLiteral {
-				return false
-			}
-			b.WriteString(string(sub.Rune))
-		}
-		return b.String() == lit
+// grepIsOnlyLiteral reports whether the simplified pattern is exactly lit,
+// every part of it folded as fold says: "(?i:a)B" is not a folded "AB".
+func grepIsOnlyLiteral(re *syntax.Regexp, lit string, fold bool) bool {
+	parts := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		parts = re.Sub
 	}
-	return false
+	var b strings.Builder
+	for _, sub := range parts {
+		if sub.Op != syntax.OpLiteral || (sub.Flags&syntax.FoldCase != 0) != fold {
+			return false
+		}
+		b.WriteString(string(sub.Rune))
+	}
+	return b.String() == lit
 }
 
-// byteRank estimates how common a byte is in source code and prose:
+// grepByteRank estimates how common a byte is in source code and prose:
 // higher is more common. The fold search starts from the rarest byte of
 // the literal.
-func byteRank(c byte) int {
+func grepByteRank(c byte) int {
 	switch {
 	case c == ' ' || c == 'e' || c == 't':
 		return 100
@@ -359,27 +358,29 @@ func byteRank(c byte) int {
 	return 20
 }
 
-func rarestByte(lit []byte) int {
+func grepRarestByte(lit []byte) int {
 	best := 0
 	for i := range lit {
-		if rankFold(lit[i]) < rankFold(lit[best]) {
+		if grepRankFold(lit[i]) < grepRankFold(lit[best]) {
 			best = i
 		}
 	}
 	return best
 }
 
-// rankFold ranks a byte searched for in both cases.
-func rankFold(c byte) int { return byteRank(lower(c)) + byteRank(upper(c)) }
+// grepRankFold ranks a byte searched for in both cases.
+func grepRankFold(c byte) int {
+	return grepByteRank(asciiLowerByte(c)) + grepByteRank(asciiUpperByte(c))
+}
 
-func lower(c byte) byte {
+func asciiLowerByte(c byte) byte {
 	if c >= 'A' && c <= 'Z' {
 		return c + 'a' - 'A'
 	}
 	return c
 }
 
-func upper(c byte) byte {
+func asciiUpperByte(c byte) byte {
 	if c >= 'a' && c <= 'z' {
 		return c - ('a' - 'A')
 	}
@@ -387,12 +388,12 @@ func upper(c byte) byte {
 }
 
 // index returns the first offset of the literal in buf, or -1.
-func (m *matcher) index(buf []byte) int {
+func (m *grepMatcher) index(buf []byte) int {
 	if !m.fold {
 		return bytes.Index(buf, m.lit)
 	}
 	n, j := len(m.lit), m.rare
-	lo, up := lower(m.lit[j]), upper(m.lit[j])
+	lo, up := asciiLowerByte(m.lit[j]), asciiUpperByte(m.lit[j])
 	// Next offsets of each case of the rare byte, searched lazily.
 	nextLo, nextUp := -2, -2
 	if lo == up {
@@ -421,7 +422,7 @@ func (m *matcher) index(buf []byte) int {
 		if p == -1 {
 			return -1
 		}
-		if s := p - j; s+n <= len(buf) && equalFoldASCII(buf[s:s+n], m.lit) {
+		if s := p - j; s+n <= len(buf) && grepEqualFoldASCII(buf[s:s+n], m.lit) {
 			return s
 		}
 		pos = p + 1
@@ -429,9 +430,9 @@ func (m *matcher) index(buf []byte) int {
 	return -1
 }
 
-func equalFoldASCII(a, b []byte) bool {
+func grepEqualFoldASCII(a, b []byte) bool {
 	for i := range a {
-		if a[i] != b[i] && lower(a[i]) != lower(b[i]) {
+		if a[i] != b[i] && asciiLowerByte(a[i]) != asciiLowerByte(b[i]) {
 			return false
 		}
 	}
@@ -440,7 +441,7 @@ func equalFoldASCII(a, b []byte) bool {
 
 // eachLine calls fn with the start and end (newline excluded) of every
 // line of buf holding a match, in order, until fn returns false.
-func (m *matcher) eachLine(buf []byte, fn func(start, end int) bool) {
+func (m *grepMatcher) eachLine(buf []byte, fn func(start, end int) bool) {
 	if m.multiline {
 		m.eachSpanLine(buf, fn)
 		return
@@ -456,7 +457,7 @@ func (m *matcher) eachLine(buf []byte, fn func(start, end int) bool) {
 			}
 			at := pos + i
 			start := bytes.LastIndexByte(buf[:at], '\n') + 1
-			end := lineEnd(buf, at)
+			end := grepLineEnd(buf, at)
 			if m.pure || m.re.Match(buf[start:end]) {
 				if !fn(start, end) {
 					return
@@ -466,28 +467,21 @@ func (m *matcher) eachLine(buf []byte, fn func(start, end int) bool) {
 		}
 		return
 	}
-	pos := 0
-	for pos < len(buf) {
-		loc := m.re.FindIndex(buf[pos:])
-		if loc == nil {
+	// No literal to look for: run the regexp on each line. Short inputs
+	// let Go's regexp use its backtracker, which is faster than scanning
+	// the whole buffer with the NFA.
+	for start := 0; start < len(buf); {
+		end := grepLineEnd(buf, start)
+		if m.re.Match(buf[start:end]) && !fn(start, end) {
 			return
 		}
-		at := pos + loc[0]
-		start := bytes.LastIndexByte(buf[:at], '\n') + 1
-		end := lineEnd(buf, at)
-		if at == len(buf) && start == len(buf) {
-			return // an empty match after the final newline is no line
-		}
-		if !fn(start, end) {
-			return
-		}
-		pos = end + 1
+		start = end + 1
 	}
 }
 
 // eachSpanLine is eachLine for multiline patterns: every line a match
 // touches is a matching line.
-func (m *matcher) eachSpanLine(buf []byte, fn func(start, end int) bool) {
+func (m *grepMatcher) eachSpanLine(buf []byte, fn func(start, end int) bool) {
 	if len(buf) == 0 || (m.lit != nil && m.index(buf) < 0) {
 		return
 	}
@@ -503,7 +497,7 @@ func (m *matcher) eachSpanLine(buf []byte, fn func(start, end int) bool) {
 		}
 		start := bytes.LastIndexByte(buf[:s], '\n') + 1
 		for {
-			end := lineEnd(buf, start)
+			end := grepLineEnd(buf, start)
 			if start > lastStart {
 				if !fn(start, end) {
 					return
@@ -518,23 +512,23 @@ func (m *matcher) eachSpanLine(buf []byte, fn func(start, end int) bool) {
 	}
 }
 
-// lineEnd returns the offset of the newline ending the line at off, or
+// grepLineEnd returns the offset of the newline ending the line at off, or
 // len(buf).
-func lineEnd(buf []byte, off int) int {
+func grepLineEnd(buf []byte, off int) int {
 	if i := bytes.IndexByte(buf[off:], '\n'); i >= 0 {
 		return off + i
 	}
 	return len(buf)
 }
 
-// search runs the matcher over one file's contents for the query's mode.
+// search runs the grepMatcher over one file's contents for the query's mode.
 // ok is false when nothing matched.
-func (m *matcher) search(buf []byte, q *grepQuery) (fm fileMatches, ok bool) {
+func (m *grepMatcher) search(buf []byte, q *grepQuery) (fm grepFileResult, ok bool) {
 	switch q.mode {
-	case modeFiles:
+	case grepModeFiles:
 		m.eachLine(buf, func(int, int) bool { ok = true; return false })
 		return fm, ok
-	case modeCount:
+	case grepModeCount:
 		m.eachLine(buf, func(int, int) bool { fm.count++; return true })
 		return fm, fm.count > 0
 	}
@@ -564,10 +558,10 @@ func (m *matcher) search(buf []byte, q *grepQuery) (fm fileMatches, ok bool) {
 			}
 			for k := len(starts) - 1; k >= 0; k-- {
 				s := starts[k]
-				fm.lines = append(fm.lines, grepLine{num: h.num - k - 1, text: displayLine(buf[s:lineEnd(buf, s)])})
+				fm.lines = append(fm.lines, grepLine{num: h.num - k - 1, text: grepDisplayLine(buf[s:grepLineEnd(buf, s)])})
 			}
 		}
-		fm.lines = append(fm.lines, grepLine{num: h.num, text: displayLine(buf[h.start:h.end]), match: true})
+		fm.lines = append(fm.lines, grepLine{num: h.num, text: grepDisplayLine(buf[h.start:h.end]), match: true})
 		lastNum, lastEnd = h.num, h.end+1
 		// Context after, stopping before the next matching line.
 		next := -1
@@ -575,8 +569,8 @@ func (m *matcher) search(buf []byte, q *grepQuery) (fm fileMatches, ok bool) {
 			next = hits[i+1].num
 		}
 		for k := 0; k < q.after && lastEnd < len(buf) && (next < 0 || lastNum+1 < next); k++ {
-			end := lineEnd(buf, lastEnd)
-			fm.lines = append(fm.lines, grepLine{num: lastNum + 1, text: displayLine(buf[lastEnd:end])})
+			end := grepLineEnd(buf, lastEnd)
+			fm.lines = append(fm.lines, grepLine{num: lastNum + 1, text: grepDisplayLine(buf[lastEnd:end])})
 			lastNum, lastEnd = lastNum+1, end+1
 		}
 	}
@@ -586,9 +580,9 @@ func (m *matcher) search(buf []byte, q *grepQuery) (fm fileMatches, ok bool) {
 // ---------------------------------------------------------------------------
 // Ignore files and glob filters
 
-// globRule is one line of a .gitignore file or one glob filter, in the
+// searchGlobRule is one line of a .gitignore file or one glob filter, in the
 // gitignore syntax ripgrep uses for both.
-type globRule struct {
+type searchGlobRule struct {
 	glob string // doublestar pattern matched against the path relative to the rule's base
 	// bang is set for a line starting with "!": a re-inclusion in an
 	// ignore file, an exclusion among glob filters.
@@ -596,9 +590,9 @@ type globRule struct {
 	dirOnly bool
 }
 
-// parseGlobRule parses one gitignore-syntax line; ok is false for blank
+// parseSearchGlobRule parses one gitignore-syntax line; ok is false for blank
 // lines and comments.
-func parseGlobRule(line string) (r globRule, ok bool) {
+func parseSearchGlobRule(line string) (r searchGlobRule, ok bool) {
 	line = strings.TrimSuffix(line, "\r")
 	// Trailing spaces are dropped unless escaped with a backslash.
 	for strings.HasSuffix(line, " ") && !strings.HasSuffix(line, `\ `) {
@@ -639,7 +633,7 @@ func parseGlobRule(line string) (r globRule, ok bool) {
 }
 
 // match tells whether the rule matches a path relative to its base.
-func (r *globRule) match(rel string, isDir bool) bool {
+func (r *searchGlobRule) match(rel string, isDir bool) bool {
 	if r.dirOnly && !isDir {
 		return false
 	}
@@ -649,19 +643,19 @@ func (r *globRule) match(rel string, isDir bool) bool {
 
 // Verdicts of a rule set on a path.
 const (
-	noVerdict = iota
-	verdictIgnore
-	verdictKeep
+	searchNoVerdict = iota
+	searchVerdictIgnore
+	searchVerdictKeep
 )
 
-// ruleSet is one ignore file (or the glob filters): the last rule that
+// searchRuleSet is one ignore file (or the glob filters): the last rule that
 // matches decides.
-type ruleSet []globRule
+type searchRuleSet []searchGlobRule
 
-func parseRuleSet(text string) ruleSet {
-	var rs ruleSet
+func parseSearchRuleSet(text string) searchRuleSet {
+	var rs searchRuleSet
 	for _, line := range strings.Split(text, "\n") {
-		if r, ok := parseGlobRule(line); ok {
+		if r, ok := parseSearchGlobRule(line); ok {
 			rs = append(rs, r)
 		}
 	}
@@ -670,33 +664,33 @@ func parseRuleSet(text string) ruleSet {
 
 // ignoreVerdict reads the set as an ignore file: a match ignores, a
 // "!" match keeps.
-func (rs ruleSet) ignoreVerdict(rel string, isDir bool) int {
+func (rs searchRuleSet) ignoreVerdict(rel string, isDir bool) int {
 	for i := len(rs) - 1; i >= 0; i-- {
 		if rs[i].match(rel, isDir) {
 			if rs[i].bang {
-				return verdictKeep
+				return searchVerdictKeep
 			}
-			return verdictIgnore
+			return searchVerdictIgnore
 		}
 	}
-	return noVerdict
+	return searchNoVerdict
 }
 
 // filterVerdict reads the set as glob filters: a match keeps, a "!"
 // match ignores.
-func (rs ruleSet) filterVerdict(rel string, isDir bool) int {
+func (rs searchRuleSet) filterVerdict(rel string, isDir bool) int {
 	switch rs.ignoreVerdict(rel, isDir) {
-	case verdictIgnore:
-		return verdictKeep
-	case verdictKeep:
-		return verdictIgnore
+	case searchVerdictIgnore:
+		return searchVerdictKeep
+	case searchVerdictKeep:
+		return searchVerdictIgnore
 	}
-	return noVerdict
+	return searchNoVerdict
 }
 
-// splitGlobs splits Grep's glob argument into globs: on white space, and
+// splitGrepGlobs splits Grep's glob argument into globs: on white space, and
 // on commas outside braces ("*.ts,*.tsx" but not "*.{ts,tsx}").
-func splitGlobs(s string) []string {
+func splitGrepGlobs(s string) []string {
 	var out []string
 	for _, f := range strings.Fields(s) {
 		depth, start := 0, 0
@@ -724,31 +718,31 @@ func splitGlobs(s string) []string {
 	return out
 }
 
-// ignoreDir is what one directory contributes to the ignore rules.
-type ignoreDir struct {
+// searchIgnoreDir is what one directory contributes to the ignore rules.
+type searchIgnoreDir struct {
 	dir    string
-	git    ruleSet // .gitignore
-	rg     ruleSet // .rgignore
-	hasGit bool    // the directory holds .git: outer .gitignore files stop here
+	git    searchRuleSet // .gitignore
+	rg     searchRuleSet // .rgignore
+	hasGit bool          // the directory holds .git: outer .gitignore files stop here
 }
 
-// treeFilter decides which entries of a tree are searched, as ripgrep
+// searchTreeFilter decides which entries of a tree are searched, as ripgrep
 // does: glob filters first (they override everything else), then
 // .rgignore and .gitignore files, then the type filter.
-type treeFilter struct {
+type searchTreeFilter struct {
 	root      string
-	globs     ruleSet
+	globs     searchRuleSet
 	keepGlobs bool // some glob filter is not an exclusion
 	typeGlobs []string
 	// parents are the directories above root whose ignore files apply,
 	// innermost first.
-	parents []*ignoreDir
+	parents []*searchIgnoreDir
 }
 
-func newTreeFilter(root string, q *grepQuery) *treeFilter {
-	f := &treeFilter{root: root, typeGlobs: q.typeGlobs}
+func newSearchTreeFilter(root string, q *grepQuery) *searchTreeFilter {
+	f := &searchTreeFilter{root: root, typeGlobs: q.typeGlobs}
 	for _, g := range q.globs {
-		if r, ok := parseGlobRule(g); ok {
+		if r, ok := parseSearchGlobRule(g); ok {
 			f.globs = append(f.globs, r)
 			f.keepGlobs = f.keepGlobs || !r.bang
 		}
@@ -756,15 +750,15 @@ func newTreeFilter(root string, q *grepQuery) *treeFilter {
 	return f
 }
 
-// loadIgnoreDir reads a directory's ignore files. needGit says whether
+// loadSearchIgnoreDir reads a directory's ignore files. needGit says whether
 // the .git probe matters (only when an outer .gitignore has rules).
-func loadIgnoreDir(ctx context.Context, b Backend, dir string, needGit bool) *ignoreDir {
-	d := &ignoreDir{dir: dir}
+func loadSearchIgnoreDir(ctx context.Context, b Backend, dir string, needGit bool) *searchIgnoreDir {
+	d := &searchIgnoreDir{dir: dir}
 	if data, err := b.ReadFile(ctx, filepath.Join(dir, ".gitignore")); err == nil {
-		d.git = parseRuleSet(string(data))
+		d.git = parseSearchRuleSet(string(data))
 	}
 	if data, err := b.ReadFile(ctx, filepath.Join(dir, ".rgignore")); err == nil {
-		d.rg = parseRuleSet(string(data))
+		d.rg = parseSearchRuleSet(string(data))
 	}
 	if needGit {
 		_, err := Stat(ctx, b, filepath.Join(dir, ".git"))
@@ -776,7 +770,7 @@ func loadIgnoreDir(ctx context.Context, b Backend, dir string, needGit bool) *ig
 // loadParents reads the ignore files above root, as ripgrep does: up to
 // the nearest directory holding .git (the repository root), or up to the
 // file-system root when there is none.
-func (f *treeFilter) loadParents(ctx context.Context, b Backend, rootHasGit bool) {
+func (f *searchTreeFilter) loadParents(ctx context.Context, b Backend, rootHasGit bool) {
 	if rootHasGit {
 		return
 	}
@@ -787,7 +781,7 @@ func (f *treeFilter) loadParents(ctx context.Context, b Backend, rootHasGit bool
 			return
 		}
 		dir = up
-		d := loadIgnoreDir(ctx, b, dir, true)
+		d := loadSearchIgnoreDir(ctx, b, dir, true)
 		if d.git != nil || d.rg != nil || d.hasGit {
 			f.parents = append(f.parents, d)
 		}
@@ -800,12 +794,12 @@ func (f *treeFilter) loadParents(ctx context.Context, b Backend, rootHasGit bool
 // wants decides whether a walked entry is searched (a file) or entered (a
 // directory). stack holds the directories from root down to the entry's
 // parent.
-func (f *treeFilter) wants(p string, isDir bool, stack []*ignoreDir) bool {
+func (f *searchTreeFilter) wants(p string, isDir bool, stack []*searchIgnoreDir) bool {
 	if len(f.globs) > 0 {
-		switch f.globs.filterVerdict(relSlash(f.root, p), isDir) {
-		case verdictIgnore:
+		switch f.globs.filterVerdict(searchRelSlash(f.root, p), isDir) {
+		case searchVerdictIgnore:
 			return false
-		case verdictKeep:
+		case searchVerdictKeep:
 			return true
 		}
 		if f.keepGlobs && !isDir {
@@ -816,7 +810,7 @@ func (f *treeFilter) wants(p string, isDir bool, stack []*ignoreDir) bool {
 		return false
 	}
 	if !isDir && f.typeGlobs != nil {
-		return matchAnyName(f.typeGlobs, filepath.Base(p))
+		return searchMatchAnyName(f.typeGlobs, filepath.Base(p))
 	}
 	return true
 }
@@ -825,15 +819,15 @@ func (f *treeFilter) wants(p string, isDir bool, stack []*ignoreDir) bool {
 // first one with a verdict decides; any .rgignore verdict beats every
 // .gitignore one, and .gitignore files above a repository root don't
 // apply inside it.
-func (f *treeFilter) ignored(p string, isDir bool, stack []*ignoreDir) bool {
-	rgV, gitV := noVerdict, noVerdict
+func (f *searchTreeFilter) ignored(p string, isDir bool, stack []*searchIgnoreDir) bool {
+	rgV, gitV := searchNoVerdict, searchNoVerdict
 	sawGit := false
-	visit := func(d *ignoreDir) {
-		if d.rg != nil && rgV == noVerdict {
-			rgV = d.rg.ignoreVerdict(relSlash(d.dir, p), isDir)
+	visit := func(d *searchIgnoreDir) {
+		if d.rg != nil && rgV == searchNoVerdict {
+			rgV = d.rg.ignoreVerdict(searchRelSlash(d.dir, p), isDir)
 		}
-		if d.git != nil && gitV == noVerdict && !sawGit {
-			gitV = d.git.ignoreVerdict(relSlash(d.dir, p), isDir)
+		if d.git != nil && gitV == searchNoVerdict && !sawGit {
+			gitV = d.git.ignoreVerdict(searchRelSlash(d.dir, p), isDir)
 		}
 		sawGit = sawGit || d.hasGit
 	}
@@ -843,15 +837,15 @@ func (f *treeFilter) ignored(p string, isDir bool, stack []*ignoreDir) bool {
 	for _, d := range f.parents {
 		visit(d)
 	}
-	if rgV != noVerdict {
-		return rgV == verdictIgnore
+	if rgV != searchNoVerdict {
+		return rgV == searchVerdictIgnore
 	}
-	return gitV == verdictIgnore
+	return gitV == searchVerdictIgnore
 }
 
 // hasGitRules reports whether any directory in stack or above root has
 // .gitignore rules, which makes .git probes below matter.
-func (f *treeFilter) hasGitRules(stack []*ignoreDir) bool {
+func (f *searchTreeFilter) hasGitRules(stack []*searchIgnoreDir) bool {
 	for _, d := range stack {
 		if d.git != nil {
 			return true
@@ -865,7 +859,7 @@ func (f *treeFilter) hasGitRules(stack []*ignoreDir) bool {
 	return false
 }
 
-func matchAnyName(globs []string, name string) bool {
+func searchMatchAnyName(globs []string, name string) bool {
 	for _, g := range globs {
 		if ok, _ := doublestar.Match(g, name); ok {
 			return true
@@ -874,9 +868,9 @@ func matchAnyName(globs []string, name string) bool {
 	return false
 }
 
-// relSlash returns p relative to base with forward slashes; p is inside
+// searchRelSlash returns p relative to base with forward slashes; p is inside
 // base.
-func relSlash(base, p string) string {
+func searchRelSlash(base, p string) string {
 	rel := strings.TrimPrefix(p, base)
 	rel = strings.TrimPrefix(rel, string(filepath.Separator))
 	return filepath.ToSlash(rel)
@@ -885,51 +879,51 @@ func relSlash(base, p string) string {
 // ---------------------------------------------------------------------------
 // The pure-Go engine
 
-// goSearcher is the pure-Go Grep engine: it walks the tree through the
+// grepGoEngine is the pure-Go Grep engine: it walks the tree through the
 // backend's Walk, reads files through its ReadFile (with a buffer-reusing
 // fast path for LocalBackend) and searches them in parallel.
-type goSearcher struct {
+type grepGoEngine struct {
 	backend Backend
 	workers int
 }
 
-// binaryProbe is how much of a file is read first to spot a binary file
+// searchBinaryProbe is how much of a file is read first to spot a binary file
 // before reading the rest.
-const binaryProbe = 8 << 10
+const searchBinaryProbe = 8 << 10
 
-func (s *goSearcher) search(ctx context.Context, q *grepQuery, t searchTarget) ([]fileMatches, error) {
-	m, err := compileMatcher(q.pattern, q.ignoreCase, q.multiline)
+func (s *grepGoEngine) search(ctx context.Context, q *grepQuery, t grepTarget) ([]grepFileResult, error) {
+	m, err := compileGrepMatcher(q.pattern, q.ignoreCase, q.multiline)
 	if err != nil {
 		return nil, err
 	}
 	if t.isFile {
-		return s.searchFiles(ctx, m, q, func(send func(job fileJob) bool) error {
+		return s.searchFiles(ctx, m, q, func(send func(job grepFileJob) bool) error {
 			fi, err := Stat(ctx, s.backend, t.root)
 			if err != nil {
 				return err
 			}
-			send(fileJob{path: t.root, modTime: fi.ModTime, size: fi.Size})
+			send(grepFileJob{path: t.root, modTime: fi.ModTime, size: fi.Size})
 			return nil
 		})
 	}
-	return s.searchFiles(ctx, m, q, func(send func(job fileJob) bool) error {
+	return s.searchFiles(ctx, m, q, func(send func(job grepFileJob) bool) error {
 		return s.walk(ctx, q, t.root, send)
 	})
 }
 
-// fileJob is one file to search.
-type fileJob struct {
+// grepFileJob is one file to search.
+type grepFileJob struct {
 	path    string
 	modTime time.Time
 	size    int64
 }
 
 // walk sends every file of the tree at root that the filters let through.
-func (s *goSearcher) walk(ctx context.Context, q *grepQuery, root string, send func(fileJob) bool) error {
-	f := newTreeFilter(root, q)
-	rootDir := loadIgnoreDir(ctx, s.backend, root, true)
+func (s *grepGoEngine) walk(ctx context.Context, q *grepQuery, root string, send func(grepFileJob) bool) error {
+	f := newSearchTreeFilter(root, q)
+	rootDir := loadSearchIgnoreDir(ctx, s.backend, root, true)
 	f.loadParents(ctx, s.backend, rootDir.hasGit)
-	stack := []*ignoreDir{rootDir}
+	stack := []*searchIgnoreDir{rootDir}
 	// A trailing separator makes the walk enter root even when it is a
 	// symbolic link to a directory, as rg does with a path it is given.
 	walkRoot := root
@@ -954,7 +948,7 @@ func (s *goSearcher) walk(ctx context.Context, q *grepQuery, root string, send f
 		}
 		isDir := fi.IsDir()
 		switch {
-		case isVCSDir(filepath.Base(p)):
+		case isSearchVCSDir(filepath.Base(p)):
 			if isDir {
 				return fs.SkipDir
 			}
@@ -971,10 +965,10 @@ func (s *goSearcher) walk(ctx context.Context, q *grepQuery, root string, send f
 			return nil
 		}
 		if isDir {
-			stack = append(stack, loadIgnoreDir(ctx, s.backend, p, f.hasGitRules(stack)))
+			stack = append(stack, loadSearchIgnoreDir(ctx, s.backend, p, f.hasGitRules(stack)))
 			return nil
 		}
-		if !send(fileJob{path: p, modTime: fi.ModTime, size: fi.Size}) {
+		if !send(grepFileJob{path: p, modTime: fi.ModTime, size: fi.Size}) {
 			stopped = true
 			return fs.SkipAll
 		}
@@ -988,43 +982,61 @@ func (s *goSearcher) walk(ctx context.Context, q *grepQuery, root string, send f
 
 // searchFiles runs a bounded pool of workers over the files produce
 // sends.
-func (s *goSearcher) searchFiles(ctx context.Context, m *matcher, q *grepQuery, produce func(send func(fileJob) bool) error) ([]fileMatches, error) {
+func (s *grepGoEngine) searchFiles(ctx context.Context, m *grepMatcher, q *grepQuery, produce func(send func(grepFileJob) bool) error) ([]grepFileResult, error) {
 	workers := s.workers
 	if workers <= 0 {
 		workers = max(2, runtime.GOMAXPROCS(0))
 	}
-	jobs := make(chan fileJob, 4*workers)
-	results := make([][]fileMatches, workers)
+	jobs := make(chan grepFileJob, 4*workers)
+	results := make([][]grepFileResult, workers)
 	_, local := s.backend.(*LocalBackend)
+	// Without context lines or multiline matches, a file can be searched
+	// a chunk at a time: a small buffer that stays in the CPU cache and is
+	// reused for every file, instead of a whole-file buffer.
+	chunked := local && q.mode != grepModeContent && !m.multiline
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte
+			var bufp *[]byte
+			if local {
+				pool := &searchWholePool
+				if chunked {
+					pool = &searchChunkPool
+				}
+				bufp = pool.Get().(*[]byte)
+				defer pool.Put(bufp)
+			}
 			for job := range jobs {
 				if ctx.Err() != nil {
 					continue // drain
 				}
-				var data []byte
-				var err error
-				if local {
-					data, err = readLocal(job.path, job.size, buf)
-					buf = data[:0]
-				} else {
-					data, err = s.backend.ReadFile(ctx, job.path)
+				var fm grepFileResult
+				var ok bool
+				switch {
+				case chunked:
+					fm, ok = m.searchLocalChunks(job.path, job.size, bufp, q)
+				case local:
+					data, err := searchReadLocal(job.path, job.size, *bufp)
+					*bufp = data[:0]
+					if err == nil && !searchIsBinary(data) {
+						fm, ok = m.search(data, q)
+					}
+				default:
+					data, err := s.backend.ReadFile(ctx, job.path)
+					if err == nil && !searchIsBinary(data) {
+						fm, ok = m.search(data, q)
+					}
 				}
-				if err != nil || isBinary(data) {
-					continue
-				}
-				if fm, ok := m.search(data, q); ok {
+				if ok {
 					fm.path, fm.modTime = job.path, job.modTime
 					results[w] = append(results[w], fm)
 				}
 			}
 		}()
 	}
-	err := produce(func(j fileJob) bool {
+	err := produce(func(j grepFileJob) bool {
 		select {
 		case jobs <- j:
 			return true
@@ -1040,22 +1052,89 @@ func (s *goSearcher) searchFiles(ctx context.Context, m *matcher, q *grepQuery, 
 	if err != nil {
 		return nil, err
 	}
-	var out []fileMatches
+	var out []grepFileResult
 	for _, r := range results {
 		out = append(out, r...)
 	}
 	return out, nil
 }
 
-// isBinary reports whether data looks binary: it holds a NUL byte, as
+// searchIsBinary reports whether data looks binary: it holds a NUL byte, as
 // ripgrep decides.
-func isBinary(data []byte) bool { return bytes.IndexByte(data, 0) >= 0 }
+func searchIsBinary(data []byte) bool { return bytes.IndexByte(data, 0) >= 0 }
 
-// readLocal reads a local file into buf (grown as needed and returned).
-// It reads the first binaryProbe bytes first and stops there when they
-// hold a NUL byte, so large binary files cost one small read; the
-// returned data then holds just that NUL-bearing prefix.
-func readLocal(name string, size int64, buf []byte) ([]byte, error) {
+// searchChunkSize is the read size of chunked searches: large enough to
+// make few system calls, small enough to stay in the CPU cache.
+const searchChunkSize = 256 << 10
+
+// Buffers outlive a call so repeated searches don't allocate (and zero)
+// them again; the pools drop them when the garbage collector runs.
+var (
+	searchChunkPool = sync.Pool{New: func() any { b := make([]byte, searchChunkSize); return &b }}
+	searchWholePool = sync.Pool{New: func() any { var b []byte; return &b }}
+)
+
+// searchLocalChunks searches a local file for files_with_matches or count
+// mode, reading it a chunk at a time into *bufp (grown for lines longer
+// than a chunk). A NUL byte anywhere makes the file binary and ends the
+// search with no result, so a matched file is still read to its end.
+func (m *grepMatcher) searchLocalChunks(name string, size int64, bufp *[]byte, q *grepQuery) (fm grepFileResult, ok bool) {
+	f, err := os.Open(name)
+	if err != nil {
+		return fm, false
+	}
+	defer f.Close()
+	buf := *bufp
+	keep := 0
+	var total int64
+	for {
+		if keep == len(buf) {
+			// One line fills the buffer: grow it to hold more.
+			bigger := make([]byte, 2*len(buf))
+			copy(bigger, buf)
+			buf = bigger
+			*bufp = buf
+		}
+		n, rerr := f.Read(buf[keep:])
+		if rerr != nil && rerr != io.EOF {
+			return fm, false
+		}
+		if bytes.IndexByte(buf[keep:keep+n], 0) >= 0 {
+			return fm, false
+		}
+		total += int64(n)
+		// Reading exactly the size the walk saw ends the file without
+		// another system call to learn of the end.
+		eof := rerr == io.EOF || n == 0 || (total >= size && keep+n < len(buf))
+		data := buf[:keep+n]
+		complete := data
+		if !eof {
+			last := bytes.LastIndexByte(data, '\n')
+			if last < 0 {
+				keep = len(data)
+				continue
+			}
+			complete = data[:last+1]
+		}
+		if !ok || q.mode == grepModeCount {
+			m.eachLine(complete, func(int, int) bool {
+				fm.count++
+				ok = true
+				return q.mode == grepModeCount
+			})
+		}
+		if eof {
+			return fm, ok
+		}
+		keep = copy(buf, data[len(complete):])
+	}
+}
+
+// searchReadLocal reads a local file into buf (grown as needed and
+// returned). It reads the first searchBinaryProbe bytes first and stops
+// there when they hold a NUL byte, so large binary files cost one small
+// read; the returned data then holds just that NUL-bearing prefix.
+func searchReadLocal(name string, size int64, buf []byte) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return buf[:0], err
@@ -1066,7 +1145,7 @@ func readLocal(name string, size int64, buf []byte) ([]byte, error) {
 		buf = make([]byte, 0, max(want, 2*cap(buf)))
 	}
 	buf = buf[:0]
-	probe := min(binaryProbe, cap(buf))
+	probe := min(searchBinaryProbe, cap(buf))
 	n, err := io.ReadFull(f, buf[:probe])
 	buf = buf[:n]
 	if err != nil {
@@ -1075,7 +1154,7 @@ func readLocal(name string, size int64, buf []byte) ([]byte, error) {
 		}
 		return buf, err
 	}
-	if isBinary(buf) {
+	if searchIsBinary(buf) {
 		return buf, nil
 	}
 	for {
@@ -1166,8 +1245,8 @@ var grepTypes = map[string][]string{
 	"golang":     {"*.go"},
 }
 
-// typeNames lists the known type names, for error messages.
-func typeNames() string {
+// grepTypeNames lists the known type names, for error messages.
+func grepTypeNames() string {
 	names := make([]string, 0, len(grepTypes))
 	for n := range grepTypes {
 		names = append(names, n)

@@ -1,0 +1,268 @@
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/toolkit"
+)
+
+// DefaultGlobLimit is how many files Glob lists at most when its options
+// do not say.
+const DefaultGlobLimit = 100
+
+// GlobOptions configure the Glob tool.
+type GlobOptions struct {
+	// Cwd is the directory searched when the call gives no path, and
+	// against which a relative path is resolved; empty means the call's
+	// permission context directory (its Cwd, else its first working
+	// directory).
+	Cwd string
+	// Backend lists the files; nil means a LocalBackend.
+	Backend Backend
+	// MaxResults caps the files listed; 0 means DefaultGlobLimit.
+	MaxResults int
+}
+
+// Glob finds files by name pattern: doublestar globs (** crosses
+// directories), dotfiles included, newest first.
+type Glob struct {
+	opts    GlobOptions
+	backend Backend
+}
+
+// NewGlob returns the Glob tool.
+func NewGlob(opts GlobOptions) *Glob {
+	g := &Glob{opts: opts, backend: opts.Backend}
+	if g.backend == nil {
+		g.backend = &LocalBackend{}
+	}
+	if g.opts.MaxResults <= 0 {
+		g.opts.MaxResults = DefaultGlobLimit
+	}
+	return g
+}
+
+var globSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "pattern": {"type": "string", "description": "The glob to match file paths against, relative to the search directory, e.g. \"**/*.go\", \"src/**/*.{ts,tsx}\", \"*.md\". ** matches any number of directories; * and ? stay within one; dotfiles are matched too."},
+    "path": {"type": "string", "description": "The directory to search, absolute or relative to the working directory. Omit it to search the working directory."}
+  },
+  "required": ["pattern"],
+  "additionalProperties": false
+}`)
+
+// Spec implements toolkit.Tool.
+func (g *Glob) Spec() toolkit.Spec {
+	return toolkit.Spec{
+		Name: "Glob",
+		Description: "Finds files whose path matches a glob pattern (e.g. \"**/*.go\", \"src/**/*.{ts,tsx}\") " +
+			"and lists their absolute paths, most recently modified first. " +
+			fmt.Sprintf("At most %d files are listed; narrow the pattern or path when there are more. ", g.opts.MaxResults) +
+			"Use it to find files by name; use Grep to search their contents.",
+		InputSchema:     globSchema,
+		ConcurrencySafe: true,
+		ReadOnly:        true,
+		Source:          toolkit.Source{Kind: toolkit.SourceBuiltin},
+	}
+}
+
+// IsReadOnly implements toolkit.ReadOnlyChecker: listing files changes
+// nothing.
+func (g *Glob) IsReadOnly(toolkit.Input) bool { return true }
+
+// CheckPermissions implements toolkit.Tool. Listing files only reads, so
+// it is allowed (the engine's read-only fast path allows it before asking
+// us).
+func (g *Glob) CheckPermissions(context.Context, toolkit.Input, *permission.Context) (permission.Decision, error) {
+	return permission.AllowDecision("read-only file listing"), nil
+}
+
+// Call implements toolkit.Caller.
+func (g *Glob) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
+	return func(yield func(*toolkit.Chunk, error) bool) {
+		chunk, err := g.run(ctx, in)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		yield(chunk, nil)
+	}
+}
+
+// globMatch is one file found.
+type globMatch struct {
+	path string
+	info FileInfo
+}
+
+func (g *Glob) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error) {
+	pattern := in.String("pattern")
+	if strings.TrimSpace(pattern) == "" {
+		return nil, errors.New("the pattern is empty: give a glob such as \"**/*.go\"")
+	}
+	if !doublestar.ValidatePattern(filepath.ToSlash(pattern)) {
+		return nil, fmt.Errorf("the pattern %q is not a valid glob: check its brackets [] and braces {}", pattern)
+	}
+	// An absolute pattern names its own directory; a relative one is
+	// relative to the search directory.
+	pat := filepath.ToSlash(pattern)
+	dir := string(filepath.Separator)
+	if filepath.IsAbs(pattern) {
+		pat = strings.TrimPrefix(pat, "/")
+	} else {
+		var err error
+		if dir, err = g.searchDir(ctx, in.String("path")); err != nil {
+			return nil, err
+		}
+		for strings.HasPrefix(pat, "./") {
+			pat = pat[2:]
+		}
+	}
+
+	found, err := g.find(ctx, dir, pat)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(found, func(a, b globMatch) int {
+		if c := b.info.ModTime.Compare(a.info.ModTime); c != 0 {
+			return c
+		}
+		return searchComparePaths(a.path, b.path)
+	})
+	meta := map[string]any{"num_files": len(found), "truncated": len(found) > g.opts.MaxResults}
+	if len(found) == 0 {
+		return &toolkit.Chunk{Content: []toolkit.Block{toolkit.TextBlock("No files found")}, State: toolkit.StateSuccess, Last: true, Metadata: meta}, nil
+	}
+	var b strings.Builder
+	for i, m := range found {
+		if i == g.opts.MaxResults {
+			fmt.Fprintf(&b, "(Results are truncated: %d more file%s not shown. Use a more specific pattern or path.)\n",
+				len(found)-i, grepPlural(len(found)-i))
+			break
+		}
+		b.WriteString(m.path)
+		b.WriteByte('\n')
+	}
+	return &toolkit.Chunk{
+		Content: []toolkit.Block{toolkit.TextBlock(strings.TrimSuffix(b.String(), "\n"))},
+		State:   toolkit.StateSuccess, Last: true, Metadata: meta,
+	}, nil
+}
+
+// searchDir resolves and checks the path argument.
+func (g *Glob) searchDir(ctx context.Context, p string) (string, error) {
+	dir, err := searchResolvePath(ctx, g.opts.Cwd, p)
+	if err != nil {
+		return "", err
+	}
+	fi, err := Stat(ctx, g.backend, dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("the directory %s does not exist: give an existing directory as path, or omit path to search %s", dir, searchCwd(ctx, g.opts.Cwd))
+	case err != nil:
+		return "", fmt.Errorf("cannot search %s: %v", dir, err)
+	case !fi.IsDir():
+		return "", fmt.Errorf("the path %s is a file, not a directory: give the directory to search in path and the file name in pattern", dir)
+	}
+	return dir, nil
+}
+
+// find walks dir and returns the files whose slash-separated path
+// relative to dir matches pat. The walk starts at the pattern's literal
+// leading directories and, for patterns without **, stops at the
+// pattern's depth, so "src/*.go" never walks the whole tree.
+func (g *Glob) find(ctx context.Context, dir, pat string) ([]globMatch, error) {
+	base, _ := doublestar.SplitPattern(pat)
+	start := dir
+	if base != "." && base != "" {
+		start = filepath.Join(dir, filepath.FromSlash(base))
+	}
+	if _, err := Stat(ctx, g.backend, start); err != nil {
+		return nil, nil // the literal part names nothing: no file can match
+	}
+	// Components of a pattern with neither ** nor braces can be matched
+	// one by one against directories, to prune the walk.
+	var comps []string
+	if !strings.Contains(pat, "**") && !strings.ContainsAny(pat, "{}") {
+		comps = strings.Split(pat, "/")
+	}
+	walkRoot := start
+	if !strings.HasSuffix(walkRoot, string(filepath.Separator)) {
+		walkRoot += string(filepath.Separator) // enter a linked directory
+	}
+	var found []globMatch
+	err := Walk(ctx, g.backend, walkRoot, func(fi FileInfo) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p := filepath.Clean(fi.Path)
+		rel := searchRelSlash(dir, p)
+		if p == filepath.Clean(start) {
+			if !fi.IsDir() && matchGlob(pat, rel) {
+				found = append(found, globMatch{path: p, info: fi})
+			}
+			return nil
+		}
+		name := filepath.Base(p)
+		if fi.IsDir() {
+			// VCS internals are noise unless the pattern asks for them.
+			if isSearchVCSDir(name) && !slices.Contains(strings.Split(pat, "/"), name) {
+				return fs.SkipDir
+			}
+			if comps != nil && !dirCanMatch(comps, rel) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !matchGlob(pat, rel) {
+			return nil
+		}
+		if fi.Mode&fs.ModeSymlink != 0 {
+			// A link to a file is listed (with its target's time); a
+			// link to a directory or nowhere is not.
+			target, err := Stat(ctx, g.backend, p)
+			if err != nil || target.IsDir() {
+				return nil
+			}
+			fi = target
+		}
+		found = append(found, globMatch{path: p, info: fi})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return found, nil
+}
+
+func matchGlob(pat, rel string) bool {
+	ok, _ := doublestar.Match(pat, rel)
+	return ok
+}
+
+// dirCanMatch reports whether files under the directory rel can match a
+// pattern given as components without **: rel must be shallower than the
+// pattern and match its leading components.
+func dirCanMatch(comps []string, rel string) bool {
+	parts := strings.Split(rel, "/")
+	if len(parts) >= len(comps) {
+		return false
+	}
+	for i, part := range parts {
+		if ok, _ := doublestar.Match(comps[i], part); !ok {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,448 @@
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/toolkit"
+)
+
+// DefaultGrepHeadLimit is how many output entries (lines or files) Grep
+// returns when the call does not say.
+const DefaultGrepHeadLimit = 250
+
+// The Grep engines, for GrepOptions.Engine.
+const (
+	// EngineAuto uses ripgrep when the backend is a LocalBackend and rg is
+	// installed, and the pure-Go engine otherwise.
+	EngineAuto = "auto"
+	// EngineGo is the pure-Go engine; it works on every backend.
+	EngineGo = "go"
+	// EngineRg is ripgrep (`rg --json`); it needs a LocalBackend and rg.
+	EngineRg = "rg"
+)
+
+// GrepOptions configure the Grep tool.
+type GrepOptions struct {
+	// Cwd is the directory relative paths are resolved against; empty
+	// means the call's permission context directory (its Cwd, else its
+	// first working directory).
+	Cwd string
+	// Backend reads the files; nil means a LocalBackend.
+	Backend Backend
+	// Engine picks the search engine: EngineAuto (also for ""), EngineGo
+	// or EngineRg. Both engines give the same results; rg is faster on
+	// large trees.
+	Engine string
+	// RgPath is the rg executable; empty means "rg" looked up in PATH.
+	RgPath string
+	// Workers bounds the pure-Go engine's parallel file reads; 0 means
+	// GOMAXPROCS (at least 2).
+	Workers int
+}
+
+// Grep searches file contents with a regular expression, like ripgrep:
+// .gitignore honoured, hidden files searched, VCS folders and binary files
+// skipped.
+type Grep struct {
+	opts    GrepOptions
+	backend Backend
+}
+
+// NewGrep returns the Grep tool.
+func NewGrep(opts GrepOptions) *Grep {
+	g := &Grep{opts: opts, backend: opts.Backend}
+	if g.backend == nil {
+		g.backend = &LocalBackend{}
+	}
+	return g
+}
+
+var grepSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "pattern": {"type": "string", "description": "The regular expression to search for (RE2/ripgrep syntax, e.g. \"log.*Error\", \"func\\s+\\w+\"). Escape literal braces and parentheses: \"interface\\{\\}\"."},
+    "path": {"type": "string", "description": "File or directory to search, absolute or relative to the working directory. Defaults to the working directory."},
+    "glob": {"type": "string", "description": "Only search files matching this glob, e.g. \"*.go\" or \"**/*.{ts,tsx}\"; several globs may be separated by spaces, and \"!\" excludes. As with rg --glob, a matching glob overrides .gitignore and the type filter."},
+    "type": {"type": "string", "description": "Only search files of this type, e.g. \"go\", \"py\", \"js\", \"ts\", \"rust\", \"java\", \"md\" (ripgrep's type names)."},
+    "output_mode": {"type": "string", "enum": ["files_with_matches", "content", "count"], "description": "\"files_with_matches\" (default) lists matching files, newest first; \"content\" shows matching lines (with -n, -A, -B, -C); \"count\" shows the number of matching lines per file."},
+    "-i": {"type": "boolean", "description": "Case-insensitive search."},
+    "-n": {"type": "boolean", "description": "Show line numbers (content mode). Default true."},
+    "-A": {"type": "integer", "minimum": 0, "description": "Lines of context after each match (content mode)."},
+    "-B": {"type": "integer", "minimum": 0, "description": "Lines of context before each match (content mode)."},
+    "-C": {"type": "integer", "minimum": 0, "description": "Lines of context before and after each match (content mode)."},
+    "multiline": {"type": "boolean", "description": "Let the pattern span lines: . matches a newline and \\n may be used. Default false."},
+    "head_limit": {"type": "integer", "minimum": 0, "description": "Return at most this many output entries (lines in content mode, files otherwise). Default 250; 0 means no limit."},
+    "offset": {"type": "integer", "minimum": 0, "description": "Skip this many output entries first, to page through long results. Default 0."}
+  },
+  "required": ["pattern"],
+  "additionalProperties": false
+}`)
+
+// Spec implements toolkit.Tool.
+func (g *Grep) Spec() toolkit.Spec {
+	return toolkit.Spec{
+		Name: "Grep",
+		Description: "Searches file contents with a regular expression (ripgrep semantics). " +
+			"Respects .gitignore, searches hidden files, skips VCS folders and binary files. " +
+			"Output modes: files_with_matches (default, newest first), content (matching lines as path:line:text), " +
+			"count. Filter with glob or type; page with head_limit and offset. Paths in the output are absolute. " +
+			"Use this tool instead of grep or rg in Bash.",
+		InputSchema:     grepSchema,
+		ConcurrencySafe: true,
+		ReadOnly:        true,
+		Source:          toolkit.Source{Kind: toolkit.SourceBuiltin},
+	}
+}
+
+// IsReadOnly implements toolkit.ReadOnlyChecker: a search changes nothing.
+func (g *Grep) IsReadOnly(toolkit.Input) bool { return true }
+
+// CheckPermissions implements toolkit.Tool. A search only reads, so it is
+// allowed (the engine's read-only fast path allows it before asking us).
+func (g *Grep) CheckPermissions(context.Context, toolkit.Input, *permission.Context) (permission.Decision, error) {
+	return permission.AllowDecision("read-only search"), nil
+}
+
+// grepInput is Grep's input as the model sends it.
+type grepInput struct {
+	Pattern    string `json:"pattern"`
+	Path       string `json:"path"`
+	Glob       string `json:"glob"`
+	Type       string `json:"type"`
+	OutputMode string `json:"output_mode"`
+	IgnoreCase bool   `json:"-i"`
+	LineNums   *bool  `json:"-n"`
+	After      *int   `json:"-A"`
+	Before     *int   `json:"-B"`
+	Context    *int   `json:"-C"`
+	Multiline  bool   `json:"multiline"`
+	HeadLimit  *int   `json:"head_limit"`
+	Offset     int    `json:"offset"`
+}
+
+// Call implements toolkit.Caller.
+func (g *Grep) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
+	return func(yield func(*toolkit.Chunk, error) bool) {
+		chunk, err := g.run(ctx, in)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		yield(chunk, nil)
+	}
+}
+
+func (g *Grep) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error) {
+	var args grepInput
+	if err := in.Decode(&args); err != nil {
+		return nil, fmt.Errorf("the arguments do not fit Grep's input: %v", err)
+	}
+	q, err := buildGrepQuery(&args)
+	if err != nil {
+		return nil, err
+	}
+	target, err := g.target(ctx, args.Path)
+	if err != nil {
+		return nil, err
+	}
+	engine, search, err := g.engine()
+	if err != nil {
+		return nil, err
+	}
+	var found []grepFileResult
+	if target.isFile && g.binaryFile(ctx, target.root) {
+		found = nil // an explicitly named binary file is skipped too
+	} else if found, err = search(ctx, q, target); err != nil {
+		return nil, err
+	}
+	found = withoutReadDenied(ctx, found)
+	if q.mode == grepModeFiles {
+		g.fillModTimes(ctx, found)
+		slices.SortFunc(found, func(a, b grepFileResult) int {
+			if c := b.modTime.Compare(a.modTime); c != 0 {
+				return c
+			}
+			return searchComparePaths(a.path, b.path)
+		})
+	} else {
+		slices.SortFunc(found, func(a, b grepFileResult) int { return searchComparePaths(a.path, b.path) })
+	}
+	limit := DefaultGrepHeadLimit
+	if args.HeadLimit != nil {
+		limit = *args.HeadLimit
+	}
+	text, meta := formatGrep(q, found, args.LineNums == nil || *args.LineNums, limit, args.Offset)
+	meta["engine"] = engine
+	return &toolkit.Chunk{Content: []toolkit.Block{toolkit.TextBlock(text)}, State: toolkit.StateSuccess, Last: true, Metadata: meta}, nil
+}
+
+// buildGrepQuery checks and normalises the input.
+func buildGrepQuery(a *grepInput) (*grepQuery, error) {
+	if a.Pattern == "" {
+		return nil, errors.New("the pattern is empty: give a regular expression to search for")
+	}
+	q := &grepQuery{pattern: a.Pattern, ignoreCase: a.IgnoreCase, multiline: a.Multiline, mode: a.OutputMode}
+	switch q.mode {
+	case "":
+		q.mode = grepModeFiles
+	case grepModeFiles, grepModeContent, grepModeCount:
+	default:
+		return nil, fmt.Errorf("unknown output_mode %q: use files_with_matches, content or count", a.OutputMode)
+	}
+	if a.HeadLimit != nil && *a.HeadLimit < 0 || a.Offset < 0 {
+		return nil, errors.New("head_limit and offset must not be negative")
+	}
+	if q.mode == grepModeContent {
+		for _, n := range []*int{a.Before, a.After, a.Context} {
+			if n != nil && *n < 0 {
+				return nil, errors.New("-A, -B and -C must not be negative")
+			}
+		}
+		if a.Context != nil {
+			q.before, q.after = *a.Context, *a.Context
+		}
+		if a.Before != nil {
+			q.before = *a.Before
+		}
+		if a.After != nil {
+			q.after = *a.After
+		}
+	}
+	q.globs = splitGrepGlobs(a.Glob)
+	if a.Type != "" {
+		globs, ok := grepTypes[strings.ToLower(a.Type)]
+		if !ok {
+			return nil, fmt.Errorf("unknown file type %q: use one of %s, or filter with glob instead", a.Type, grepTypeNames())
+		}
+		q.typeGlobs = globs
+	}
+	// The pure-Go engine compiles the pattern again; checking it here
+	// gives both engines the same error for a bad pattern.
+	if _, err := compileGrepMatcher(q.pattern, q.ignoreCase, q.multiline); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// searchCwd is the directory relative paths are resolved against: the
+// tool's option, else the call's permission context directory.
+func searchCwd(ctx context.Context, opt string) string {
+	if opt != "" {
+		return opt
+	}
+	if rt := toolkit.RuntimeFrom(ctx); rt != nil && rt.Permission != nil {
+		return rt.Permission.Dir()
+	}
+	return ""
+}
+
+// searchResolvePath makes p absolute against the tool's directory; an
+// empty p is that directory.
+func searchResolvePath(ctx context.Context, opt, p string) (string, error) {
+	cwd := searchCwd(ctx, opt)
+	if p == "" {
+		if cwd == "" {
+			return "", errors.New("no working directory is configured: give an absolute path")
+		}
+		return filepath.Clean(cwd), nil
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p), nil
+	}
+	if cwd == "" {
+		return "", fmt.Errorf("the path %q is relative and no working directory is configured: give an absolute path", p)
+	}
+	return filepath.Join(cwd, p), nil
+}
+
+// target resolves and checks the path argument.
+func (g *Grep) target(ctx context.Context, p string) (grepTarget, error) {
+	abs, err := searchResolvePath(ctx, g.opts.Cwd, p)
+	if err != nil {
+		return grepTarget{}, err
+	}
+	fi, err := Stat(ctx, g.backend, abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return grepTarget{}, fmt.Errorf("the path %s does not exist: give an existing file or directory (absolute, or relative to %s)", abs, searchCwd(ctx, g.opts.Cwd))
+		}
+		return grepTarget{}, fmt.Errorf("cannot search %s: %v", abs, err)
+	}
+	return grepTarget{root: abs, isFile: !fi.IsDir()}, nil
+}
+
+// engine picks the search engine for this call.
+func (g *Grep) engine() (string, func(context.Context, *grepQuery, grepTarget) ([]grepFileResult, error), error) {
+	goEngine := &grepGoEngine{backend: g.backend, workers: g.opts.Workers}
+	_, local := g.backend.(*LocalBackend)
+	switch g.opts.Engine {
+	case EngineGo:
+		return EngineGo, goEngine.search, nil
+	case "", EngineAuto:
+		if local {
+			if p, err := g.rgPath(); err == nil {
+				return EngineRg, (&grepRgEngine{path: p}).search, nil
+			}
+		}
+		return EngineGo, goEngine.search, nil
+	case EngineRg:
+		if !local {
+			return "", nil, errors.New("grep: the rg engine works only with a LocalBackend")
+		}
+		p, err := g.rgPath()
+		if err != nil {
+			return "", nil, fmt.Errorf("grep: the rg engine was requested but rg is not installed: %v", err)
+		}
+		return EngineRg, (&grepRgEngine{path: p}).search, nil
+	}
+	return "", nil, fmt.Errorf("grep: unknown engine %q: use auto, go or rg", g.opts.Engine)
+}
+
+func (g *Grep) rgPath() (string, error) {
+	if g.opts.RgPath != "" {
+		return exec.LookPath(g.opts.RgPath)
+	}
+	return exec.LookPath("rg")
+}
+
+// binaryFile reports whether an explicitly named file is binary. Both
+// engines skip binary files found in a tree; rg would search one named
+// explicitly, so the check is made here, the same for both.
+func (g *Grep) binaryFile(ctx context.Context, p string) bool {
+	data, err := g.backend.ReadFile(ctx, p)
+	return err == nil && searchIsBinary(data)
+}
+
+// fillModTimes stats the files whose engine did not report a time.
+func (g *Grep) fillModTimes(ctx context.Context, found []grepFileResult) {
+	for i := range found {
+		if found[i].modTime.IsZero() {
+			if fi, err := Stat(ctx, g.backend, found[i].path); err == nil {
+				found[i].modTime = fi.ModTime
+			}
+		}
+	}
+}
+
+func searchComparePaths(a, b string) int {
+	switch {
+	case a == b:
+		return 0
+	case searchPathLess(a, b):
+		return -1
+	}
+	return 1
+}
+
+// formatGrep renders the results for the model and describes them in
+// metadata. head_limit and offset apply to the output entries: files in
+// files_with_matches and count modes, lines in content mode.
+func formatGrep(q *grepQuery, found []grepFileResult, lineNums bool, limit, offset int) (string, map[string]any) {
+	var entries []string
+	totalLines := 0
+	switch q.mode {
+	case grepModeFiles:
+		for _, f := range found {
+			entries = append(entries, f.path)
+		}
+	case grepModeCount:
+		for _, f := range found {
+			entries = append(entries, f.path+":"+strconv.Itoa(f.count))
+			totalLines += f.count
+		}
+	case grepModeContent:
+		// Context lines use "-" where matches use ":", and "--" separates
+		// runs of lines that are not adjacent, as rg and grep print them.
+		context := q.before > 0 || q.after > 0
+		prevPath, prevNum := "", 0
+		for _, f := range found {
+			for _, l := range f.lines {
+				sep := "-"
+				if l.match {
+					sep = ":"
+					totalLines++
+				}
+				var b strings.Builder
+				if context && len(entries) > 0 && (f.path != prevPath || l.num != prevNum+1) {
+					b.WriteString("--\n")
+				}
+				b.WriteString(f.path)
+				b.WriteString(sep)
+				if lineNums {
+					b.WriteString(strconv.Itoa(l.num))
+					b.WriteString(sep)
+				}
+				b.WriteString(l.text)
+				entries = append(entries, b.String())
+				prevPath, prevNum = f.path, l.num
+			}
+		}
+	}
+	meta := map[string]any{"mode": q.mode, "num_files": len(found)}
+	if q.mode != grepModeFiles {
+		meta["num_lines"] = totalLines
+	}
+	total := len(entries)
+	if total == 0 {
+		if q.mode == grepModeFiles {
+			return "No files found", meta
+		}
+		return "No matches found", meta
+	}
+	start := min(offset, total)
+	end := total
+	if limit > 0 {
+		end = min(start+limit, total)
+	}
+	shown := entries[start:end]
+	if len(shown) > 0 {
+		shown[0] = strings.TrimPrefix(shown[0], "--\n")
+	}
+	kind := "file"
+	if q.mode == grepModeContent {
+		kind = "line"
+	}
+	var b strings.Builder
+	if q.mode == grepModeFiles {
+		fmt.Fprintf(&b, "Found %d file%s\n", total, grepPlural(total))
+	}
+	b.WriteString(strings.Join(shown, "\n"))
+	if q.mode == grepModeCount {
+		fmt.Fprintf(&b, "\n\nFound %d matching line%s in %d file%s.", totalLines, grepPlural(totalLines), len(found), grepPlural(len(found)))
+	}
+	switch {
+	case len(shown) == 0:
+		verb := "are"
+		if total == 1 {
+			verb = "is"
+		}
+		fmt.Fprintf(&b, "[offset %d is past the end: there %s %d %s%s in all.]", offset, verb, total, kind, grepPlural(total))
+	case start > 0 || end < total:
+		fmt.Fprintf(&b, "\n\n[Showing %ss %d-%d of %d.", kind, start+1, end, total)
+		if end < total {
+			fmt.Fprintf(&b, " Use offset %d to see the next ones, or narrow the search with path, glob or type.", end)
+		}
+		b.WriteString("]")
+	}
+	meta["total_entries"] = total
+	meta["shown_entries"] = len(shown)
+	meta["truncated"] = end < total
+	return b.String(), meta
+}
+
+func grepPlural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
