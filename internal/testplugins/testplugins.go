@@ -1,0 +1,185 @@
+// Package testplugins builds the repository's Wasm plugins for tests, once:
+// a build is kept under build/plugins, named by a hash of everything it is
+// built from, so test packages (which go test runs in parallel processes)
+// share it and only a change to the sources rebuilds it.
+package testplugins
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// Root returns the repository root (the directory holding go.mod).
+func Root(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("testplugins: no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// Go returns the path of plugins/NAME built as a Go wasip1 reactor
+// (GOOS=wasip1 GOARCH=wasm -buildmode=c-shared).
+func Go(t testing.TB, name string) string {
+	t.Helper()
+	root := Root(t)
+	src := filepath.Join(root, "plugins", name)
+	inputs := []string{src, filepath.Join(root, "sdk-guest"), filepath.Join(root, "abi"), filepath.Join(root, "go.mod")}
+	return cached(t, root, name, inputs, func(out string) *exec.Cmd {
+		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, ".")
+		cmd.Dir = src
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+		return cmd
+	})
+}
+
+// GoCommand returns plugins/NAME built as a plain wasip1 command (no
+// -buildmode): a module that runs once and exits, for the tests of what
+// the host does with one.
+func GoCommand(t testing.TB, name string) string {
+	t.Helper()
+	root := Root(t)
+	src := filepath.Join(root, "plugins", name)
+	inputs := []string{src, filepath.Join(root, "sdk-guest"), filepath.Join(root, "abi"), filepath.Join(root, "go.mod")}
+	return cached(t, root, name+"-command", inputs, func(out string) *exec.Cmd {
+		cmd := exec.Command("go", "build", "-o", out, ".")
+		cmd.Dir = src
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+		return cmd
+	})
+}
+
+// Source returns the path of a Go plugin whose source lives outside
+// plugins/ (hostile test modules under testdata), built like Go.
+func Source(t testing.TB, dir string) string {
+	t.Helper()
+	root := Root(t)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, _ := filepath.Rel(root, abs)
+	name := strings.NewReplacer("/", "_", ".", "_").Replace(rel)
+	inputs := []string{abs, filepath.Join(root, "sdk-guest"), filepath.Join(root, "abi"), filepath.Join(root, "go.mod")}
+	return cached(t, root, name, inputs, func(out string) *exec.Cmd {
+		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, ".")
+		cmd.Dir = abs
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+		return cmd
+	})
+}
+
+// AssemblyScript returns the path of plugins/NAME built with npm: the
+// folder holds a package.json whose "build" script writes build/NAME.wasm.
+func AssemblyScript(t testing.TB, name string) string {
+	t.Helper()
+	root := Root(t)
+	src := filepath.Join(root, "plugins", name)
+	inputs := []string{filepath.Join(src, "package.json"), filepath.Join(src, "package-lock.json"), filepath.Join(src, "assembly"), filepath.Join(src, "asconfig.json")}
+	return cached(t, root, name, inputs, func(out string) *exec.Cmd {
+		script := fmt.Sprintf("(npm ci --no-audit --no-fund --loglevel=error || npm install --no-audit --no-fund --loglevel=error) && npm run --silent build && cp build/%s.wasm %q", name, out)
+		cmd := exec.Command("sh", "-c", script)
+		cmd.Dir = src
+		return cmd
+	})
+}
+
+// cached builds into build/plugins/NAME-HASH.wasm unless it exists. A
+// file lock serialises builds across test processes.
+func cached(t testing.TB, root, name string, inputs []string, build func(out string) *exec.Cmd) string {
+	t.Helper()
+	dir := filepath.Join(root, "build", "plugins")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := hashInputs(inputs)
+	if err != nil {
+		t.Fatalf("testplugins: hash the sources of %s: %v", name, err)
+	}
+	out := filepath.Join(dir, name+"-"+sum[:16]+".wasm")
+	if _, err := os.Stat(out); err == nil {
+		return out
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	if _, err := os.Stat(out); err == nil {
+		return out // built by another process while we waited
+	}
+	tmp := out + ".tmp"
+	cmd := build(tmp)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("testplugins: build %s: %v\n%s", name, err, b)
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// hashInputs hashes the names and contents of the files under inputs
+// (files or directories), skipping build output and node_modules.
+func hashInputs(inputs []string) (string, error) {
+	h := sha256.New()
+	for _, in := range inputs {
+		var files []string
+		err := filepath.WalkDir(in, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if os.IsNotExist(err) {
+					return nil
+				}
+				return err
+			}
+			if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "build") {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return "", err
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			fh, err := os.Open(f)
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(h, "%s\x00", filepath.ToSlash(f[len(filepath.Dir(in)):]))
+			_, err = io.Copy(h, fh)
+			fh.Close()
+			if err != nil {
+				return "", err
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
