@@ -1,0 +1,686 @@
+package host
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/wasmtools/wasmtools/abi"
+)
+
+// Defaults for plugins whose grants say nothing.
+const (
+	DefaultMemoryMiB = 64
+	DefaultTimeout   = 30 * time.Second
+	// maxOutput bounds an export's output.
+	maxOutput = 32 << 20
+)
+
+// Options configure a Host.
+type Options struct {
+	// CacheDir holds compiled code across restarts; empty means
+	// wasmtools/compile under the user's cache directory; "off" disables
+	// the disk cache.
+	CacheDir string
+	// Logger receives plugin logs and the host's own; nil means
+	// slog.Default().
+	Logger *slog.Logger
+	// HTTPClient performs plugins' HTTP requests; nil means
+	// http.DefaultClient. Redirects are always re-checked against grants.
+	HTTPClient *http.Client
+	// MaxInstances bounds the instances of one plugin (and so its parallel
+	// calls); 0 means twice the number of CPUs, at least 2.
+	MaxInstances int
+	// Version names the host to plugins ("wasmtools/VERSION").
+	Version string
+}
+
+// Host loads and runs plugins. It is safe for concurrent use.
+type Host struct {
+	opts  Options
+	log   *slog.Logger
+	cache wazero.CompilationCache
+}
+
+// New returns a host.
+func New(opts Options) (*Host, error) {
+	h := &Host{opts: opts, log: opts.Logger}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	if h.opts.MaxInstances <= 0 {
+		h.opts.MaxInstances = max(2, 2*runtime.GOMAXPROCS(0))
+	}
+	if h.opts.Version == "" {
+		h.opts.Version = "dev"
+	}
+	switch dir := opts.CacheDir; dir {
+	case "off":
+		h.cache = wazero.NewCompilationCache()
+	default:
+		if dir == "" {
+			base, err := os.UserCacheDir()
+			if err != nil {
+				base = os.TempDir()
+			}
+			dir = filepath.Join(base, "wasmtools", "compile")
+		}
+		c, err := wazero.NewCompilationCacheWithDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("compilation cache in %s: %w (set another directory, or \"off\")", dir, err)
+		}
+		h.cache = c
+	}
+	return h, nil
+}
+
+// Close releases the compilation cache. Plugins must be closed first.
+func (h *Host) Close(ctx context.Context) error { return h.cache.Close(ctx) }
+
+// Kind is the ABI a module speaks.
+type Kind string
+
+// The module kinds the host loads.
+const (
+	KindWasmtools Kind = "wasmtools"       // the wasmtools ABI (package abi)
+	KindServlet   Kind = "servlet"         // hyper-mcp / mcp.run: describe + call
+	KindManifest  Kind = "extism+manifest" // a plain Extism module named by a manifest
+	KindUnknown   Kind = "unknown"         // none of these
+)
+
+// Config is how one plugin is loaded.
+type Config struct {
+	// Name names the plugin (logs, tool sources); default: the schema's
+	// name, else the file name.
+	Name string
+	// Grants are the capabilities given to the plugin.
+	Grants abi.Grants
+	// SHA256 pins the module: a module with another digest is refused.
+	SHA256 string
+	// Manifest names the exports of a plain Extism module as tools.
+	Manifest *Manifest
+}
+
+// Plugin is a loaded module. Its tools are toolkit tools (see Tools).
+type Plugin struct {
+	Name   string
+	Kind   Kind
+	SHA256 string
+	// Schema is what the plugin said about itself (wasmtools kind).
+	Schema abi.SchemaResponse
+
+	host     *Host
+	log      *slog.Logger
+	grants   abi.Grants
+	timeout  time.Duration
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	exports  map[string]bool
+	tools    []*Tool
+	// compatTools are the tools of servlets and manifest modules.
+	compatTools []*compatTool
+
+	pool *pool
+	// exclusive serialises calls of tools that are not concurrency-safe:
+	// they take it for writing, everything else for reading.
+	exclusive sync.RWMutex
+	inflight  sync.WaitGroup
+	closed    atomic.Bool
+}
+
+// Grants returns the capabilities the plugin was given.
+func (p *Plugin) Grants() abi.Grants { return p.grants }
+
+// LoadFile loads a module from a file, with the grants (and optional
+// manifest and sha256 pin) of its sidecar file NAME.json merged under the
+// given configuration.
+func (h *Host) LoadFile(ctx context.Context, path string, cfg Config) (*Plugin, error) {
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load plugin: %w", err)
+	}
+	side, err := ReadSidecar(path)
+	if err != nil {
+		return nil, err
+	}
+	cfg = side.merge(cfg)
+	if cfg.Name == "" {
+		cfg.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	return h.Load(ctx, wasm, cfg)
+}
+
+// Load compiles and validates a module, asks it for its tools, and keeps
+// one warm instance.
+func (h *Host) Load(ctx context.Context, wasm []byte, cfg Config) (*Plugin, error) {
+	sum := sha256.Sum256(wasm)
+	digest := hex.EncodeToString(sum[:])
+	name := cfg.Name
+	if name == "" {
+		name = "plugin-" + digest[:8]
+	}
+	if cfg.SHA256 != "" && !strings.EqualFold(cfg.SHA256, digest) {
+		return nil, fmt.Errorf("plugin %s: sha256 is %s, but the configuration pins %s: refusing to load it", name, digest, cfg.SHA256)
+	}
+	p := &Plugin{Name: name, SHA256: digest, host: h, grants: cfg.Grants}
+	p.log = h.log.With(slog.String("plugin", name))
+	p.timeout = DefaultTimeout
+	if cfg.Grants.TimeoutMS > 0 {
+		p.timeout = time.Duration(cfg.Grants.TimeoutMS) * time.Millisecond
+	}
+	memMiB := cfg.Grants.MemoryMiB
+	if memMiB <= 0 {
+		memMiB = DefaultMemoryMiB
+	}
+	p.rt = wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
+		WithCompilationCache(h.cache).
+		WithMemoryLimitPages(uint32(memMiB)*16). // 64 KiB pages
+		WithCloseOnContextDone(true))
+	ok := false
+	defer func() {
+		if !ok {
+			p.rt.Close(context.Background())
+		}
+	}()
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, p.rt); err != nil {
+		return nil, fmt.Errorf("plugin %s: %w", name, err)
+	}
+	if err := instantiateHostModules(ctx, p.rt); err != nil {
+		return nil, fmt.Errorf("plugin %s: %w", name, err)
+	}
+	compiled, err := p.rt.CompileModule(ctx, wasm)
+	if err != nil {
+		return nil, fmt.Errorf("plugin %s: not a valid WebAssembly module: %w", name, err)
+	}
+	p.compiled = compiled
+	if err := checkImports(name, compiled); err != nil {
+		return nil, err
+	}
+	p.exports = map[string]bool{}
+	for n := range compiled.ExportedFunctions() {
+		p.exports[n] = true
+	}
+	p.Kind = kindOf(p.exports, cfg.Manifest != nil)
+	p.pool = newPool(p, h.opts.MaxInstances)
+
+	switch p.Kind {
+	case KindWasmtools:
+		err = p.loadWasmtools(ctx)
+	case KindServlet:
+		err = p.loadServlet(ctx)
+	case KindManifest:
+		err = p.loadManifest(cfg.Manifest)
+	default:
+		err = fmt.Errorf("plugin %s: it exports neither the wasmtools ABI (%s) nor the servlet ABI (describe, call); its exports are %s. A plain Extism module needs a manifest naming its exports as tools (see abi/README.md, section 8)",
+			name, strings.Join(abi.RequiredExports, ", "), exportList(p.exports))
+	}
+	if err != nil {
+		p.pool.close()
+		return nil, err
+	}
+	ok = true
+	return p, nil
+}
+
+func kindOf(exports map[string]bool, manifest bool) Kind {
+	switch {
+	case manifest:
+		return KindManifest
+	case exports[abi.ExportSchema] || exports[abi.ExportCheckPermissions]:
+		return KindWasmtools
+	case exports["describe"] && exports["call"]:
+		return KindServlet
+	}
+	return KindUnknown
+}
+
+func exportList(exports map[string]bool) string {
+	var names []string
+	for n := range exports {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// checkImports refuses modules that import what the host does not
+// provide, naming the import.
+func checkImports(name string, m wazero.CompiledModule) error {
+	kernel := kernelFunctions()
+	for _, f := range m.ImportedFunctions() {
+		mod, fn, _ := f.Import()
+		switch mod {
+		case abi.ModuleEnv:
+			if _, ok := kernel[fn]; !ok {
+				return fmt.Errorf("plugin %s imports %s.%s, which is not an Extism kernel function", name, mod, fn)
+			}
+		case abi.ModuleUser:
+			if fn != abi.ImportEmit {
+				return fmt.Errorf("plugin %s imports the host function %s.%s, which wasmtools does not provide (only %s)", name, mod, fn, abi.ImportEmit)
+			}
+		case abi.ModuleWASI:
+		default:
+			return fmt.Errorf("plugin %s imports %s.%s: wasmtools provides only %s, %s and %s", name, mod, fn, abi.ModuleEnv, abi.ModuleUser, abi.ModuleWASI)
+		}
+	}
+	return nil
+}
+
+// loadWasmtools checks the required exports and reads the schema.
+func (p *Plugin) loadWasmtools(ctx context.Context) error {
+	var missing []string
+	for _, e := range abi.RequiredExports {
+		if !p.exports[e] {
+			missing = append(missing, e)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("plugin %s lacks the required export(s) %s (it exports %s)", p.Name, strings.Join(missing, ", "), exportList(p.exports))
+	}
+	for name, def := range p.compiled.ExportedFunctions() {
+		if !isABIExport(name) {
+			continue
+		}
+		if len(def.ParamTypes()) != 0 || !slices.Equal(def.ResultTypes(), []api.ValueType{api.ValueTypeI32}) {
+			return fmt.Errorf("plugin %s: export %s must have the type () -> i32", p.Name, name)
+		}
+	}
+	req, _ := json.Marshal(abi.SchemaRequest{ABI: abi.Version, Host: "wasmtools/" + p.host.opts.Version})
+	out, err := p.callExport(ctx, abi.ExportSchema, req, nil, false)
+	if err != nil {
+		if p.exports["_start"] && !p.exports["_initialize"] {
+			return fmt.Errorf("plugin %s: schema failed (%v); the module is a WASI command (it exports _start): build it as a reactor (Go: -buildmode=c-shared; Rust: crate-type cdylib)", p.Name, err)
+		}
+		return fmt.Errorf("plugin %s: schema failed: %w", p.Name, err)
+	}
+	var s abi.SchemaResponse
+	if err := json.Unmarshal(out, &s); err != nil {
+		return fmt.Errorf("plugin %s: schema returned invalid JSON (%v): %s", p.Name, err, quote(out))
+	}
+	if s.ABI != abi.Version {
+		return fmt.Errorf("plugin %s speaks ABI version %d; this host supports version %d", p.Name, s.ABI, abi.Version)
+	}
+	if len(s.Tools) == 0 {
+		return fmt.Errorf("plugin %s: its schema lists no tools", p.Name)
+	}
+	seen := map[string]bool{}
+	for _, t := range s.Tools {
+		if err := validToolSpec(t); err != nil {
+			return fmt.Errorf("plugin %s: tool %q: %w", p.Name, t.Name, err)
+		}
+		if seen[t.Name] {
+			return fmt.Errorf("plugin %s: tool %q is listed twice", p.Name, t.Name)
+		}
+		seen[t.Name] = true
+		p.tools = append(p.tools, newTool(p, t))
+	}
+	p.Schema = s
+	return nil
+}
+
+func isABIExport(name string) bool {
+	switch name {
+	case abi.ExportSchema, abi.ExportCheckPermissions, abi.ExportCall, abi.ExportCheckReadOnly, abi.ExportMatchRule, abi.ExportGenerateSuggestions:
+		return true
+	}
+	return false
+}
+
+func validToolSpec(t abi.ToolSpec) error {
+	if t.Name == "" || len(t.Name) > 64 {
+		return errors.New("the name must be 1 to 64 characters")
+	}
+	for _, r := range t.Name {
+		if !(r == '_' || r == '-' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9')) {
+			return errors.New("the name may hold only letters, digits, '_' and '-'")
+		}
+	}
+	if len(t.InputSchema) > 0 {
+		var probe struct {
+			Type any `json:"type"`
+		}
+		if err := json.Unmarshal(t.InputSchema, &probe); err != nil {
+			return fmt.Errorf("input_schema is not a JSON object: %v", err)
+		}
+		if probe.Type != nil && probe.Type != "object" {
+			return fmt.Errorf("input_schema must have \"type\": \"object\", not %v", probe.Type)
+		}
+	}
+	for _, h := range t.Hooks {
+		switch h {
+		case abi.ExportCheckReadOnly, abi.ExportMatchRule, abi.ExportGenerateSuggestions:
+		default:
+			return fmt.Errorf("unknown hook %q", h)
+		}
+	}
+	return nil
+}
+
+func quote(b []byte) string {
+	if len(b) > 200 {
+		return fmt.Sprintf("%q…", b[:200])
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// Close releases the plugin once its running calls have finished (or ctx
+// ends). Calls after Close fail.
+func (p *Plugin) Close(ctx context.Context) error {
+	if p.closed.Swap(true) {
+		return nil
+	}
+	done := make(chan struct{})
+	go func() { p.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+	p.pool.close()
+	return p.rt.Close(context.Background())
+}
+
+// instance is one instantiation of a plugin's module.
+type instance struct {
+	mod    api.Module
+	kernel *kernel
+	env    callEnv
+	fns    map[string]api.Function
+	stack  [1]uint64
+}
+
+func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
+	cfg := wazero.NewModuleConfig().
+		WithName("").
+		WithStartFunctions().
+		WithStdout(logWriter{p.log, slog.LevelInfo}).
+		WithStderr(logWriter{p.log, slog.LevelWarn}).
+		WithRandSource(rand.Reader).
+		WithFSConfig(fsConfig(p.grants.Dirs))
+	for k, v := range p.grants.Env {
+		cfg = cfg.WithEnv(k, v)
+	}
+	inst := &instance{kernel: newKernel(), fns: map[string]api.Function{}}
+	inst.env = callEnv{plugin: p, http: &httpState{}}
+	inst.kernel.call = &inst.env
+	kctx := withKernel(ctx, inst.kernel)
+	mod, err := p.rt.InstantiateModule(kctx, p.compiled, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("plugin %s: instantiate: %w", p.Name, describeExit(err))
+	}
+	inst.mod = mod
+	for _, init := range []string{"_initialize", "hs_init"} {
+		fn := mod.ExportedFunction(init)
+		if fn == nil {
+			continue
+		}
+		args := make([]uint64, len(fn.Definition().ParamTypes()))
+		if _, err := fn.Call(kctx, args...); err != nil {
+			mod.Close(context.Background())
+			return nil, fmt.Errorf("plugin %s: %s failed: %w", p.Name, init, describeExit(err))
+		}
+	}
+	for name := range p.exports {
+		if fn := mod.ExportedFunction(name); fn != nil {
+			inst.fns[name] = fn
+		}
+	}
+	inst.kernel.call = nil
+	return inst, nil
+}
+
+func (inst *instance) close() {
+	if inst.mod != nil {
+		inst.mod.Close(context.Background())
+	}
+}
+
+// fsConfig mounts the granted directories.
+func fsConfig(dirs []abi.DirGrant) wazero.FSConfig {
+	fc := wazero.NewFSConfig()
+	for _, d := range dirs {
+		guest := d.Guest
+		if guest == "" {
+			guest = d.Host
+		}
+		if d.Write {
+			fc = fc.WithDirMount(d.Host, guest)
+		} else {
+			fc = fc.WithReadOnlyDirMount(d.Host, guest)
+		}
+	}
+	return fc
+}
+
+// logWriter sends a guest's stdout or stderr to the log.
+type logWriter struct {
+	log   *slog.Logger
+	level slog.Level
+}
+
+func (w logWriter) Write(b []byte) (int, error) {
+	msg := strings.TrimRight(string(b), "\n")
+	if len(msg) > 4096 {
+		msg = msg[:4096] + "…"
+	}
+	if msg != "" {
+		w.log.Log(context.Background(), w.level, msg, slog.String("stream", map[slog.Level]string{slog.LevelInfo: "stdout"}[w.level]))
+	}
+	return len(b), nil
+}
+
+// errStopped ends a call whose consumer stopped reading its stream.
+var errStopped = errors.New("the caller stopped reading the result")
+
+// callExport runs one export with input and returns its output. The
+// instance comes from the pool and goes back unless the call trapped,
+// timed out or exited.
+func (p *Plugin) callExport(ctx context.Context, name string, input []byte, emit func(abi.Chunk) error, exclusive bool) ([]byte, error) {
+	if p.closed.Load() {
+		return nil, fmt.Errorf("plugin %s is closed (it was replaced or removed); call again", p.Name)
+	}
+	p.inflight.Add(1)
+	defer p.inflight.Done()
+	if exclusive {
+		p.exclusive.Lock()
+		defer p.exclusive.Unlock()
+	} else {
+		p.exclusive.RLock()
+		defer p.exclusive.RUnlock()
+	}
+	inst, err := p.pool.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+
+	k := inst.kernel
+	k.reset()
+	if err := k.setInput(input); err != nil {
+		p.pool.put(inst, true)
+		return nil, err
+	}
+	inst.env.emit, inst.env.fault = emit, nil
+	inst.env.http.status, inst.env.http.headers = 0, nil
+	k.call = &inst.env
+	fn := inst.fns[name]
+	if fn == nil {
+		k.call = nil
+		p.pool.put(inst, true)
+		return nil, fmt.Errorf("plugin %s has no export %s", p.Name, name)
+	}
+	inst.stack[0] = 0
+	callErr := fn.CallWithStack(withKernel(ctx, k), inst.stack[:])
+	k.call = nil
+	fault := inst.env.fault
+	inst.env.emit = nil
+
+	if callErr != nil {
+		// A trap, an exit or a timeout: this instance is not trusted again.
+		p.pool.put(inst, false)
+		return nil, p.callError(ctx, name, callErr, fault, inst)
+	}
+	rc := int32(inst.stack[0])
+	output := append([]byte(nil), k.output...)
+	msg := k.errMsg
+	p.pool.put(inst, true)
+	if rc != 0 {
+		if msg == "" {
+			msg = fmt.Sprintf("the plugin failed with code %d", rc)
+		}
+		return nil, &PluginError{Plugin: p.Name, Export: name, Message: msg}
+	}
+	if len(output) > maxOutput {
+		return nil, &PluginError{Plugin: p.Name, Export: name, Message: fmt.Sprintf("its output is %d bytes, more than the %d allowed", len(output), maxOutput)}
+	}
+	return output, nil
+}
+
+// PluginError is a failure reported by or about a plugin.
+type PluginError struct {
+	Plugin, Export, Message string
+	// Retired is set when the instance was thrown away (trap, timeout,
+	// exit).
+	Retired bool
+	cause   error
+}
+
+func (e *PluginError) Error() string {
+	return fmt.Sprintf("plugin %s (%s): %s", e.Plugin, e.Export, e.Message)
+}
+
+func (e *PluginError) Unwrap() error { return e.cause }
+
+// callError describes why an export call ended abnormally.
+func (p *Plugin) callError(ctx context.Context, export string, err, fault error, inst *instance) error {
+	pe := &PluginError{Plugin: p.Name, Export: export, Retired: true, cause: err}
+	var exit *sys.ExitError
+	switch {
+	case errors.Is(fault, errStopped):
+		pe.Message, pe.cause = "stopped: the caller stopped reading", errStopped
+	case errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeDeadlineExceeded:
+		pe.Message, pe.cause = fmt.Sprintf("timed out after %s; the instance was discarded", p.timeout), context.DeadlineExceeded
+	case errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeContextCanceled:
+		pe.Message, pe.cause = "cancelled", context.Canceled
+	case errors.As(err, &exit):
+		pe.Message = fmt.Sprintf("the module exited with code %d during the call; plugins must not exit", exit.ExitCode())
+	case fault != nil:
+		pe.Message, pe.cause = fault.Error(), fault
+	default:
+		msg := firstLine(err.Error())
+		if mem := inst.mod.Memory(); mem != nil {
+			limit := uint64(p.grants.MemoryMiB)
+			if limit == 0 {
+				limit = DefaultMemoryMiB
+			}
+			if uint64(mem.Size()) >= (limit<<20)-(1<<20) {
+				msg += fmt.Sprintf(" (its memory reached the %d MiB limit)", limit)
+			}
+		}
+		pe.Message = "trapped: " + msg
+	}
+	if ctx.Err() != nil && pe.cause == nil {
+		pe.cause = ctx.Err()
+	}
+	return pe
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// describeExit turns an exit during instantiation into words.
+func describeExit(err error) error {
+	var exit *sys.ExitError
+	if errors.As(err, &exit) {
+		return fmt.Errorf("the module exited with code %d while starting: a WASI command runs once and exits; build a reactor (Go: -buildmode=c-shared)", exit.ExitCode())
+	}
+	return err
+}
+
+// pool keeps warm instances; its semaphore bounds the live ones.
+type pool struct {
+	p    *Plugin
+	mu   sync.Mutex
+	idle []*instance
+	sem  chan struct{}
+}
+
+func newPool(p *Plugin, size int) *pool {
+	return &pool{p: p, sem: make(chan struct{}, size)}
+}
+
+func (pl *pool) get(ctx context.Context) (*instance, error) {
+	select {
+	case pl.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	pl.mu.Lock()
+	if n := len(pl.idle); n > 0 {
+		inst := pl.idle[n-1]
+		pl.idle = pl.idle[:n-1]
+		pl.mu.Unlock()
+		return inst, nil
+	}
+	pl.mu.Unlock()
+	inst, err := pl.p.newInstance(ctx)
+	if err != nil {
+		<-pl.sem
+		return nil, err
+	}
+	return inst, nil
+}
+
+func (pl *pool) put(inst *instance, healthy bool) {
+	if healthy && !pl.p.closed.Load() {
+		pl.mu.Lock()
+		pl.idle = append(pl.idle, inst)
+		pl.mu.Unlock()
+	} else {
+		inst.close()
+	}
+	<-pl.sem
+}
+
+func (pl *pool) close() {
+	pl.mu.Lock()
+	idle := pl.idle
+	pl.idle = nil
+	pl.mu.Unlock()
+	for _, inst := range idle {
+		inst.close()
+	}
+}
+
+// Idle reports how many warm instances wait in the pool.
+func (p *Plugin) Idle() int {
+	p.pool.mu.Lock()
+	defer p.pool.mu.Unlock()
+	return len(p.pool.idle)
+}
