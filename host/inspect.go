@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -78,6 +79,9 @@ func (h *Host) Inspect(ctx context.Context, path string, cfg Config) (*Report, e
 		return nil, err
 	}
 	cfg = side.merge(cfg)
+	if cfg.Name == "" {
+		cfg.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
 	sum := sha256.Sum256(wasm)
 	r := &Report{File: path, Size: len(wasm), SHA256: hex.EncodeToString(sum[:]), GrantsGiven: cfg.Grants, Exports: []Function{}, Imports: []Function{}, Tools: []ReportedTool{}}
 	rt := wazero.NewRuntime(ctx)

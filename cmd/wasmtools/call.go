@@ -68,10 +68,11 @@ func runCall(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	tk, err := newToolkit(toolkit.Options{Permission: *pc, Logger: e.log})
+	tk, closeTools, err := newToolkit(ctx, e, toolkit.Options{Permission: *pc, Logger: e.log}, pf.plugins)
 	if err != nil {
 		return err
 	}
+	defer closeTools()
 
 	// A first Ctrl-C ends the call as interrupted (the tool sees its
 	// context cancelled); a second one kills the process.

@@ -114,10 +114,11 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	store := toolkit.NewMemoryStore()
-	tk, err := newToolkit(toolkit.Options{Permission: *pc, Logger: e.log, Store: store})
+	tk, closeTools, err := newToolkit(ctx, e, toolkit.Options{Permission: *pc, Logger: e.log, Store: store}, pf.plugins)
 	if err != nil {
 		return err
 	}
+	defer closeTools()
 	if *batch {
 		return checkBatch(ctx, e, tk, store, pc)
 	}

@@ -64,10 +64,11 @@ func runList(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	tk, err := newToolkit(toolkit.Options{Permission: *pc, Logger: e.log})
+	tk, closeTools, err := newToolkit(ctx, e, toolkit.Options{Permission: *pc, Logger: e.log}, pf.plugins)
 	if err != nil {
 		return err
 	}
+	defer closeTools()
 	active, err := tk.ActiveGroups(ctx, "cli")
 	if err != nil {
 		return err

@@ -69,7 +69,7 @@ var commands = []*command{
 	{"call", "call a tool through the whole pipeline", runCall},
 	{"check", "ask the permission engine about a call, without running it", runCheck},
 	{"serve", "serve the tools over MCP (stdio or HTTP)", runServe},
-	{"inspect", "describe a Wasm plugin: ABI, exports, tools, grants", notYet("inspect")},
+	{"inspect", "describe a Wasm plugin: ABI, exports, tools, grants", runInspect},
 	{"new", "create a ready-to-build plugin", notYet("new")},
 	{"version", "print the version", runVersion},
 }
@@ -284,6 +284,7 @@ type permFlags struct {
 	mode             permission.Mode
 	workdirs         []string // absolute
 	allow, deny, ask []permission.Rule
+	plugins          []string // plugin folders, absolute
 }
 
 func (p *permFlags) register(fs *flag.FlagSet) {
@@ -307,6 +308,14 @@ func (p *permFlags) register(fs *flag.FlagSet) {
 	fs.Func("allow", "allow `rule`, such as upper or 'Bash(npm run:*)'; repeatable", ruleList(&p.allow))
 	fs.Func("deny", "deny `rule`: calls it matches are denied; repeatable", ruleList(&p.deny))
 	fs.Func("ask", "ask `rule`: calls it matches ask first; repeatable", ruleList(&p.ask))
+	fs.Func("plugins", "load every .wasm plugin in `dir`ectory (grants from each NAME.json beside NAME.wasm); repeatable", func(s string) error {
+		dir, err := filepath.Abs(s)
+		if err != nil {
+			return err
+		}
+		p.plugins = append(p.plugins, dir)
+		return nil
+	})
 }
 
 func ruleList(rules *[]permission.Rule) func(string) error {

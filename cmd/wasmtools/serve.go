@@ -59,10 +59,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	tk, err := newToolkit(toolkit.Options{Permission: *pc, Logger: e.log})
+	tk, closeTools, err := newToolkit(ctx, e, toolkit.Options{Permission: *pc, Logger: e.log}, pf.plugins)
 	if err != nil {
 		return err
 	}
+	defer closeTools()
 	srv := mcp.NewServer(tk, mcp.ServerOptions{Name: "wasmtools", Version: versionString(), Logger: e.log})
 	if err := srv.Refresh(ctx); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/wasmtools/wasmtools/host"
 	"github.com/wasmtools/wasmtools/toolkit"
 	"github.com/wasmtools/wasmtools/toolkit/builtin"
 )
@@ -16,9 +17,11 @@ import (
 const demoToolsEnv = "WASMTOOLS_DEMO_TOOLS"
 
 // newToolkit builds the toolkit every command works on. It is the one
-// place where tools are registered: the built-in tools now, plugins and
-// MCP servers as they arrive.
-func newToolkit(opts toolkit.Options) (*toolkit.Toolkit, error) {
+// place where tools are registered: the built-in tools, the plugins of the
+// --plugins folders, and (with WASMTOOLS_DEMO_TOOLS=1) the demo tools.
+// A plugin that fails to load is reported and skipped: one broken file
+// never stops the others. The returned function releases the plugins.
+func newToolkit(ctx context.Context, e *env, opts toolkit.Options, pluginDirs []string) (*toolkit.Toolkit, func(), error) {
 	tk := toolkit.New(opts)
 	files := builtin.FileOptions{}
 	tools := []toolkit.Tool{
@@ -30,15 +33,64 @@ func newToolkit(opts toolkit.Options) (*toolkit.Toolkit, error) {
 	tools = append(tools, builtin.NewAskUser())
 	for _, t := range tools {
 		if err := tk.Register(t); err != nil {
-			return nil, fmt.Errorf("register the built-in tools: %w", err)
+			return nil, nil, fmt.Errorf("register the built-in tools: %w", err)
 		}
 	}
 	if os.Getenv(demoToolsEnv) == "1" {
 		if err := registerDemoTools(tk); err != nil {
-			return nil, fmt.Errorf("register the demo tools: %w", err)
+			return nil, nil, fmt.Errorf("register the demo tools: %w", err)
 		}
 	}
-	return tk, nil
+	closeAll := func() {}
+	if len(pluginDirs) > 0 {
+		var err error
+		closeAll, err = loadPlugins(ctx, e, tk, pluginDirs)
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return tk, closeAll, nil
+}
+
+// loadPlugins loads the .wasm files of the folders (compiling them in
+// parallel) and registers their tools.
+func loadPlugins(ctx context.Context, e *env, tk *toolkit.Toolkit, dirs []string) (func(), error) {
+	h, err := host.New(host.Options{Logger: e.log, Version: versionString()})
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, dir := range dirs {
+		files, err := host.ModuleFiles(dir)
+		if err != nil {
+			return nil, fmt.Errorf("--plugins %s: %w", dir, err)
+		}
+		paths = append(paths, files...)
+	}
+	plugins, errs := h.LoadFiles(ctx, paths, nil)
+	var loaded []*host.Plugin
+	for i, p := range plugins {
+		if errs[i] != nil {
+			e.log.Warn("plugin not loaded", "file", paths[i], "err", errs[i])
+			continue
+		}
+		ok := true
+		for _, t := range p.Tools() {
+			if err := tk.Register(t); err != nil {
+				e.log.Warn("plugin tool not registered", "file", paths[i], "tool", t.Spec().Name, "err", err)
+				ok = false
+			}
+		}
+		if ok || len(p.Tools()) > 0 {
+			loaded = append(loaded, p)
+		}
+	}
+	return func() {
+		for _, p := range loaded {
+			p.Close(context.Background())
+		}
+		h.Close(context.Background())
+	}, nil
 }
 
 // textInput is the input of the demo tools.
