@@ -332,9 +332,14 @@ func TestSymlinkEscape(t *testing.T) {
 	if err := os.Symlink(filepath.Join(outside, "f.log"), filepath.Join(wd, "evil.log")); err != nil {
 		t.Fatal(err)
 	}
+	// A dangling link pointing outside, and a link whose .. leaves.
+	if err := os.Symlink(filepath.Join(outside, "nonexistent"), filepath.Join(wd, "dangle")); err != nil {
+		t.Fatal(err)
+	}
 	a := newTestAnalyzer()
 	env := Env{WorkingDirs: []string{wd}, Cwd: wd}
-	for _, cmd := range []string{"touch link/x", "cp a link/", "echo x > link/y", "touch *.log"} {
+	for _, cmd := range []string{"touch link/x", "cp a link/", "echo x > link/y", "touch *.log",
+		"touch link/../PWNX", "echo x > dangle", "touch dangle", "cp a dangle"} {
 		if r := a.Analyze(cmd, env); r.EditsInWorkingDirs {
 			t.Errorf("%q: a symlink out of the working directory was followed as inside", cmd)
 		}
@@ -354,8 +359,12 @@ func TestRuleMatching(t *testing.T) {
 		{"npm run build", "npm run:*", true, true},
 		{"npm --silent run build", "npm run:*", true, true},
 		{"npm --prefix /x run build", "npm run:*", false, true},
-		{"git -C /p reset --hard", "git reset --hard:*", true, true},
-		{"git -c a=b push", "git push:*", true, true},
+		{"git -C /p reset --hard", "git reset --hard:*", false, true}, // allow rules refuse git's global options
+		{"git -c a=b push", "git push:*", false, true},
+		{"./npm run build", "npm run:*", false, true}, // not the npm the rule means
+		{"./npm run build", "./npm run:*", true, true},
+		{"rm --recu --fo x", "rm -rf:*", true, true},
+		{"git push -f origin", "git push --force:*", true, true},
 		{"rm -fr x", "rm -rf:*", true, true},
 		{"rm -r -f x", "rm -rf:*", true, true},
 		{"rm --recursive --force x", "rm -rf:*", true, true},
@@ -413,7 +422,8 @@ func TestSuggestions(t *testing.T) {
 	}{
 		{"npm run build", "npm run:*"},
 		{"npm install && npm run build", "npm install:* npm run:*"},
-		{"git -C /p push origin", "git push:*"},
+		{"git -C /p push origin", ""},
+		{"./deploy.sh prod", "./deploy.sh prod:*"},
 		{"make -j4", "make:*"},
 		{"timeout 60 npm test", "npm test:*"},
 		{"ls && cargo build", "cargo build:*"},
@@ -441,16 +451,20 @@ func TestSuggestions(t *testing.T) {
 }
 
 func TestReadTargets(t *testing.T) {
-	s := Parse("cat a b && grep -e x --file=f c < d; ls e")
-	targets, _, unknown := ReadTargets(s)
+	s := Parse("cat a b && grep -e x --file=f c < d; ls e; git show HEAD:.env; grep -r y; tac t")
+	targets, unknown := ReadTargets(s)
 	var got []string
-	for _, w := range targets {
-		got = append(got, w.Value)
+	for _, t := range targets {
+		v := t.Word.Value
+		if t.Recursive {
+			v += "/"
+		}
+		got = append(got, v)
 	}
-	if strings.Join(got, " ") != "a b x f c d" || unknown {
+	if strings.Join(got, " ") != "a b c f .env ./ t d" || unknown {
 		t.Errorf("targets %v unknown %v", got, unknown)
 	}
-	if _, _, unknown := ReadTargets(Parse("cat $F")); !unknown {
+	if _, unknown := ReadTargets(Parse("cat $F")); !unknown {
 		t.Error("cat $F: reads something unknown")
 	}
 }

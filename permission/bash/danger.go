@@ -3,6 +3,7 @@ package bash
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -14,7 +15,7 @@ type flagSet struct {
 	long  map[string]bool
 }
 
-func flagsOf(args []string) flagSet {
+func flagsOf(cmd string, args []string) flagSet {
 	fs := flagSet{short: map[byte]bool{}, long: map[string]bool{}}
 	for _, a := range args {
 		if a == "--" {
@@ -22,7 +23,7 @@ func flagsOf(args []string) flagSet {
 		}
 		if strings.HasPrefix(a, "--") {
 			name, _, _ := strings.Cut(a[2:], "=")
-			fs.long[name] = true
+			fs.long[canonicalLong(cmd, name)] = true
 		} else if len(a) > 1 && a[0] == '-' {
 			for i := 1; i < len(a); i++ {
 				fs.short[a[i]] = true
@@ -41,7 +42,7 @@ func dangerous(c *Command) []string {
 		}
 	}
 	args := c.Values()
-	fs := flagsOf(args)
+	fs := flagsOf(c.Name, args)
 	switch name := c.Name; {
 	case name == "sudo" || name == "doas" || name == "su" || name == "pkexec":
 		out = append(out, name+" runs commands as another user")
@@ -68,17 +69,8 @@ func dangerous(c *Command) []string {
 		}
 	case name == "mkdir" || name == "install":
 		// mkdir -m 777 makes a world-writable directory, like chmod 777.
-		for i, a := range args {
-			mode := ""
-			switch {
-			case (a == "-m" || a == "--mode") && i+1 < len(args):
-				mode = args[i+1]
-			case strings.HasPrefix(a, "--mode="):
-				mode = strings.TrimPrefix(a, "--mode=")
-			case strings.HasPrefix(a, "-m") && len(a) > 2:
-				mode = a[2:]
-			}
-			if mode != "" && worldWritable(mode) {
+		for _, mode := range optionValues(name, args, 'm', "mode") {
+			if worldWritable(mode) {
 				out = append(out, name+" creates files writable by everyone ("+mode+")")
 			}
 		}
@@ -90,10 +82,89 @@ func dangerous(c *Command) []string {
 		if killsHard(args) {
 			out = append(out, name+" sends SIGKILL")
 		}
-	case name == "tee":
-		for _, a := range positionals(args, nil) {
-			if strings.HasPrefix(a, "/dev/") && !harmlessOutput(a) {
-				out = append(out, "tee writes to the device "+a)
+	}
+	if !readOnly(c) {
+		// A command that writes may write to a device it names (cp x
+		// /dev/sda, truncate -s0 /dev/sda, curl -o /dev/sda, tee /dev/sda).
+		for _, w := range pathCandidates(c) {
+			if p := cleanAbs(w.Value); strings.HasPrefix(p, "/dev/") && !harmlessOutput(p) && !strings.HasPrefix(p, "/dev/fd/") {
+				out = append(out, fmt.Sprintf("%s names the device %s", c.Name, p))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// knownLong are the long options of commands whose flags the checks
+// read: GNU getopt accepts any unambiguous prefix (rm --recu --fo), so a
+// prefix is resolved to the option it abbreviates.
+var knownLong = map[string][]string{
+	"rm":    {"recursive", "force", "interactive", "one-file-system", "no-preserve-root", "preserve-root", "dir", "verbose", "help", "version"},
+	"chown": {"recursive", "changes", "dereference", "no-dereference", "from", "preserve-root", "no-preserve-root", "quiet", "silent", "reference", "verbose", "help", "version"},
+	"chgrp": {"recursive", "changes", "dereference", "no-dereference", "preserve-root", "no-preserve-root", "quiet", "silent", "reference", "verbose", "help", "version"},
+	"chmod": {"recursive", "changes", "quiet", "silent", "verbose", "reference", "preserve-root", "no-preserve-root", "help", "version"},
+	"cp": {"archive", "attributes-only", "backup", "copy-contents", "dereference", "force", "interactive", "link", "no-clobber",
+		"no-dereference", "no-preserve", "no-target-directory", "one-file-system", "parents", "preserve", "recursive", "reflink",
+		"remove-destination", "sparse", "strip-trailing-slashes", "suffix", "symbolic-link", "target-directory", "update", "verbose", "help", "version"},
+	"mv":      {"backup", "force", "interactive", "no-clobber", "no-target-directory", "strip-trailing-slashes", "suffix", "target-directory", "update", "verbose", "help", "version"},
+	"mkdir":   {"mode", "parents", "verbose", "context", "help", "version"},
+	"install": {"mode", "owner", "group", "directory", "target-directory", "verbose", "help", "version"},
+	"kill":    {"signal", "list", "table"},
+}
+
+// canonicalLong resolves an abbreviated long option of cmd.
+func canonicalLong(cmd, name string) string {
+	match := ""
+	for _, full := range knownLong[cmd] {
+		if full == name {
+			return full
+		}
+		if strings.HasPrefix(full, name) {
+			if match != "" {
+				return name // ambiguous: getopt refuses it
+			}
+			match = full
+		}
+	}
+	if match != "" {
+		return match
+	}
+	return name
+}
+
+// optionValues returns the values of an option given as -xVALUE, -x VALUE
+// (also inside a cluster: -pm 777), --long=VALUE or --long VALUE
+// (abbreviations included).
+func optionValues(cmd string, args []string, short byte, long string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "--") {
+			name, val, attached := strings.Cut(a[2:], "=")
+			if canonicalLong(cmd, name) != long {
+				continue
+			}
+			if attached {
+				out = append(out, val)
+			} else if i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
+			}
+			continue
+		}
+		if len(a) < 2 || a[0] != '-' {
+			continue
+		}
+		if j := strings.IndexByte(a[1:], short); j >= 0 {
+			if rest := a[j+2:]; rest != "" {
+				out = append(out, rest)
+			} else if i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
 			}
 		}
 	}
@@ -129,7 +200,8 @@ func worldWritable(mode string) bool {
 			if op == '-' {
 				continue
 			}
-			if strings.ContainsAny(who, "oa") && strings.Contains(perms, "w") {
+			// o=u and a+g copy another class's bits, w included.
+			if strings.ContainsAny(who, "oa") && strings.ContainsAny(perms, "wug") {
 				return true
 			}
 		}
@@ -138,6 +210,19 @@ func worldWritable(mode string) bool {
 }
 
 func killsHard(args []string) bool {
+	hard := func(s string) bool {
+		switch strings.ToUpper(strings.TrimPrefix(strings.ToUpper(s), "SIG")) {
+		case "9", "KILL":
+			return true
+		}
+		return false
+	}
+	for _, a := range args {
+		// -sKILL, -s9, -n9: the signal attached to its option.
+		if len(a) > 2 && (strings.HasPrefix(a, "-s") || strings.HasPrefix(a, "-n")) && hard(a[2:]) {
+			return true
+		}
+	}
 	for i, a := range args {
 		switch strings.ToUpper(a) {
 		case "-9", "-KILL", "-SIGKILL":
@@ -160,16 +245,20 @@ func killsHard(args []string) bool {
 	return false
 }
 
-// pipedDownloads finds a download piped into a shell or interpreter.
+// pipedDownloads finds a download fed to a shell or interpreter: an
+// interpreter reading a pipe after a downloader anywhere before it in the
+// script (curl x | sh, curl x <<EOF | sh, curl x > f; cat f | sh).
 func pipedDownloads(s *Script) []string {
 	var out []string
 	for _, dl := range s.Commands {
-		if dl.Pipeline == 0 || !downloaders[dl.Name] {
+		if !downloaders[dl.Name] {
 			continue
 		}
+		// Anywhere in the script: a here-document's pipeline is found
+		// before the command it belongs to.
 		for _, sh := range s.Commands {
-			if sh.Pipeline == dl.Pipeline && sh.Stage > dl.Stage && interpreters[sh.Name] {
-				out = append(out, fmt.Sprintf("%s pipes a download into %s", dl.Name, sh.Name))
+			if sh.Pipeline != 0 && sh.Stage > 0 && interpreters[sh.Name] {
+				out = append(out, fmt.Sprintf("%s output reaches %s", dl.Name, sh.Name))
 			}
 		}
 	}
@@ -198,8 +287,13 @@ func parseSed(c *Command) sedOptions {
 		case a == "-n" || a == "--quiet" || a == "--silent":
 			o.quiet = true
 		case a == "-E" || a == "--regexp-extended":
-		case a == "-i" || a == "--in-place" || strings.HasPrefix(a, "--in-place="):
+		case a == "-i" || a == "--in-place":
 			o.inPlace = true
+		case strings.HasPrefix(a, "--in-place="):
+			o.inPlace = true
+			if strings.ContainsAny(strings.TrimPrefix(a, "--in-place="), "/*") {
+				o.bad = append(o.bad, "a sed backup suffix that names another path")
+			}
 		case a == "-e" || a == "--expression":
 			explicit = true
 			if i+1 < len(args) {
@@ -225,7 +319,12 @@ func parseSed(c *Command) sedOptions {
 				case 'E':
 				case 'i':
 					o.inPlace = true
-					break cluster // the rest is the backup suffix
+					// The rest is the backup suffix; with / or * in it, GNU
+					// sed writes the backup somewhere else.
+					if strings.ContainsAny(a[j+1:], "/*") {
+						o.bad = append(o.bad, "a sed backup suffix that names another path")
+					}
+					break cluster
 				case 'e':
 					explicit = true
 					w := args[i]
@@ -370,7 +469,8 @@ func (a *Analyzer) criticalRemovals(s *Script, env Env) []string {
 
 func (a *Analyzer) critical(arg Word, env Env, afterCd bool) bool {
 	v := arg.Value
-	if v == "*" || v == "/*" || strings.HasSuffix(v, "/*") || v == "~" || v == "$HOME" || v == "/" {
+	if v == "*" || v == "/*" || strings.HasSuffix(v, "/*") || v == "/" ||
+		(arg.Tilde && v == "~") || (v == "$HOME" && slices.Contains(arg.Vars, "HOME")) {
 		return true
 	}
 	p, ok := a.resolve(arg, env.Cwd, afterCd)
@@ -384,7 +484,7 @@ func (a *Analyzer) critical(arg Word, env Env, afterCd bool) bool {
 	// Removing a working directory, or a directory holding one, removes
 	// the whole project.
 	for _, wd := range env.WorkingDirs {
-		wd = realPath(filepath.Clean(wd))
+		wd = realPath(wd)
 		if p == wd || strings.HasPrefix(wd, strings.TrimSuffix(p, "/")+"/") {
 			return true
 		}
@@ -419,6 +519,12 @@ func (a *Analyzer) editsInWorkingDirs(s *Script, env Env) bool {
 			if !a.targetInside(rd.Target, env, anyAfterCd(s)) {
 				return false
 			}
+		}
+		if !rd.Output() && !harmlessWord(rd.Target) {
+			return false // cat <<< $SECRET: not an edit, a disclosure
+		}
+		if t := cleanAbs(rd.Target.Value); strings.HasPrefix(t, "/dev/tcp/") || strings.HasPrefix(t, "/dev/udp/") {
+			return false // a network connection
 		}
 	}
 	return true
@@ -466,63 +572,88 @@ func (a *Analyzer) targetInside(w Word, env Env, afterCd bool) bool {
 	return true
 }
 
-// editTargets returns the paths an edit command touches; ok is false for
-// an option this check does not understand.
+// editOptions are, per edit command, its short options taking a value
+// and its long ones (resolved through knownLong).
+var editOptions = map[string]struct {
+	short string
+	long  []string
+}{
+	"cp":    {short: "St", long: []string{"suffix", "target-directory", "backup", "reflink", "sparse", "preserve", "no-preserve"}},
+	"mv":    {short: "St", long: []string{"suffix", "target-directory", "backup"}},
+	"mkdir": {short: "m", long: []string{"mode", "context"}},
+	"touch": {short: "dtr", long: []string{"date", "reference", "time"}},
+	"rm":    {},
+	"rmdir": {},
+}
+
+// editTargets returns the paths an edit command touches (its operands and
+// cp/mv's target directory); ok is false for an option this check does not
+// understand.
 func editTargets(c *Command) ([]Word, bool) {
-	var valued map[string]bool
-	switch c.Name {
-	case "cp", "mv":
-		valued = setOf("-t", "--target-directory", "-S", "--suffix")
-	case "mkdir":
-		valued = setOf("-m", "--mode", "--context")
-	case "touch":
-		valued = setOf("-d", "--date", "-t", "-r", "--reference")
-	case "sed":
+	if c.Name == "sed" {
 		o := parseSed(c)
 		if len(o.bad) > 0 {
 			return nil, false
 		}
 		return o.files, len(o.files) > 0
 	}
+	spec, known := editOptions[c.Name]
+	if !known {
+		return nil, false
+	}
 	var out []Word
 	args := c.Args
 	for i := 0; i < len(args); i++ {
 		a := args[i].Value
-		if a == "--" {
-			out = append(out, args[i+1:]...)
-			break
-		}
-		if strings.HasPrefix(a, "-") && a != "-" {
-			name, val, attached := strings.Cut(a, "=")
-			if valued[name] {
-				if name == "-t" || name == "--target-directory" {
-					if attached {
-						w := args[i]
-						w.Value = val
-						out = append(out, w)
-					} else if i+1 < len(args) {
-						out = append(out, args[i+1])
-					}
-				}
-				if !attached {
-					i++
-				}
-				continue
-			}
-			if attached {
+		switch {
+		case a == "--":
+			return append(out, args[i+1:]...), len(out)+len(args[i+1:]) > 0
+		case a == "-" || !strings.HasPrefix(a, "-"):
+			out = append(out, args[i])
+		case strings.HasPrefix(a, "--"):
+			name, val, attached := strings.Cut(a[2:], "=")
+			name = canonicalLong(c.Name, name)
+			valued := slices.Contains(spec.long, name)
+			if !valued && attached {
 				return nil, false // an option with a value we do not know
 			}
-			if !strings.HasPrefix(a, "--") && len(a) > 2 && valued[a[:2]] {
-				if a[:2] == "-t" && (c.Name == "cp" || c.Name == "mv") {
-					w := args[i]
-					w.Value = a[2:]
-					out = append(out, w)
-				}
+			if !valued {
 				continue
 			}
-			continue
+			if !attached && name != "backup" && name != "reflink" && name != "sparse" && name != "preserve" && name != "no-preserve" {
+				if i+1 >= len(args) {
+					return nil, false
+				}
+				i++
+				val = args[i].Value
+			}
+			if name == "target-directory" {
+				w := args[i]
+				w.Value = val
+				out = append(out, w)
+			}
+		default:
+			// A cluster: the first letter taking a value takes the rest
+			// of the cluster or the next word (cp -ut/etc, mkdir -pm 777).
+			for j := 1; j < len(a); j++ {
+				if !strings.ContainsRune(spec.short, rune(a[j])) {
+					continue
+				}
+				w := args[i]
+				if j+1 < len(a) {
+					w.Value = a[j+1:]
+				} else if i+1 < len(args) {
+					i++
+					w = args[i]
+				} else {
+					return nil, false
+				}
+				if a[j] == 't' && (c.Name == "cp" || c.Name == "mv") {
+					out = append(out, w)
+				}
+				break
+			}
 		}
-		out = append(out, args[i])
 	}
 	return out, len(out) > 0
 }

@@ -43,6 +43,20 @@ var harmlessVariables = setOf(
 	"LINES", "CLICOLOR", "CLICOLOR_FORCE",
 )
 
+// harmlessAssignments may be set in an assignment prefix of a read-only
+// command: the harmless variables less HOME and SHELL, which point
+// programs at configuration files and shells (HOME=. git status reads a
+// .gitconfig that may run commands).
+var harmlessAssignments = func() map[string]bool {
+	m := map[string]bool{}
+	for k := range harmlessVariables {
+		if k != "HOME" && k != "SHELL" {
+			m[k] = true
+		}
+	}
+	return m
+}()
+
 // gitReadOnly are the git subcommands that only read.
 var gitReadOnly = setOf(
 	"status", "log", "diff", "show", "branch", "tag", "remote", "ls-files", "ls-tree", "cat-file",
@@ -69,14 +83,17 @@ var findValued = setOf(
 var editCommands = setOf("mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed")
 
 // readers are the commands a deny rule on Read(path) also stops.
-var readers = setOf("cat", "head", "tail", "less", "more", "grep", "rg", "sed", "awk", "strings", "xxd", "od", "base64", "diff", "sort", "uniq", "wc")
+var readers = setOf("cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "strings", "xxd", "od", "base64", "diff", "sort", "uniq", "wc",
+	"tac", "nl", "rev", "cut", "paste", "tr", "cmp", "hexdump", "file", "jq", "yq", "iconv", "fold", "fmt", "column", "comm", "join", "split", "md5sum", "sha1sum", "sha256sum",
+	// commands that copy contents somewhere they can be read
+	"cp", "ln", "tar", "zip", "gzip", "bzip2", "xz", "rsync", "scp", "install")
 
 // noSuggestion are commands never offered as a prefix rule: interpreters,
 // shells and wrappers, whose "prefix" says nothing about what runs.
 var noSuggestion = setOf(
 	"python", "python2", "python3", "node", "nodejs", "deno", "bun", "ruby", "perl", "php", "lua", "Rscript",
 	"bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "ash", "csh", "tcsh", "pwsh", "powershell",
-	"env", "sudo", "doas", "su", "xargs", "eval", "exec", "command", "builtin", "source", ".",
+	"env", "sudo", "doas", "su", "xargs", "eval", "exec", "command", "builtin", "source", ".", "trap", "coproc", "busybox",
 	"timeout", "nice", "nohup", "stdbuf", "time", "ionice", "setsid", "watch", "ssh", "osascript", "awk", "gawk",
 )
 
@@ -98,7 +115,7 @@ var interpreters = setOf(
 )
 
 // diskCommands are dangerous by name.
-var diskCommands = setOf("dd", "fdisk", "sfdisk", "cfdisk", "format", "shred", "wipefs")
+var diskCommands = setOf("dd", "fdisk", "sfdisk", "cfdisk", "format", "shred", "wipefs", "mke2fs", "mkswap", "parted", "sgdisk", "blkdiscard")
 
 func setOf(items ...string) map[string]bool {
 	m := make(map[string]bool, len(items))

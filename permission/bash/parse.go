@@ -163,6 +163,12 @@ func (p *parser) parse(command string, depth int, via string) {
 		p.unsafe("a NUL byte")
 		return
 	}
+	if i := strings.IndexFunc(command, isControl); i >= 0 {
+		// bash and tree-sitter disagree on \r, \v and \f (blank to one,
+		// part of a word to the other): refuse them.
+		p.unsafe("the control character %q", command[i])
+		return
+	}
 	sp := parsers.Get().(*sitter.Parser)
 	tree, err := sp.ParseCtx(context.Background(), nil, []byte(command))
 	parsers.Put(sp)
@@ -181,13 +187,24 @@ func (p *parser) parse(command string, depth int, via string) {
 	w.statements(root)
 }
 
+// isControl reports C0 control characters other than tab and newline.
+func isControl(r rune) bool {
+	return (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f
+}
+
 // hasBackslashNewline reports a backslash-newline outside single quotes.
 func hasBackslashNewline(s string) bool {
-	inSingle := false
+	inSingle, inDouble := false, false
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '\'':
-			inSingle = !inSingle
+			if !inDouble {
+				inSingle = !inSingle
+			}
+		case '"':
+			if !inSingle {
+				inDouble = !inDouble
+			}
 		case '\\':
 			if inSingle {
 				continue
@@ -238,6 +255,12 @@ func describeNode(kind string) string {
 		return "a test [[ ]] or (( ))"
 	case "brace_expansion":
 		return "brace expansion {a,b}"
+	case "nul_in_string":
+		return "a NUL byte in a $'...' string"
+	case "bad_expansion":
+		return "a $ the shell would read differently"
+	case "newline_in_word":
+		return "a newline inside a word"
 	}
 	return "the construct " + kind
 }
@@ -254,6 +277,9 @@ func (w *walker) statements(n *sitter.Node) {
 func (w *walker) statement(n *sitter.Node, redirects []Redirect) {
 	switch n.Type() {
 	case "comment":
+		if !w.commentStartsWord(n) {
+			w.p.unsafe("a # that bash does not read as a comment")
+		}
 	case "list":
 		for i := 0; i < int(n.NamedChildCount()); i++ {
 			w.statement(n.NamedChild(i), nil)
@@ -376,6 +402,9 @@ func (w *walker) command(n *sitter.Node) {
 	for i := 0; i < int(n.ChildCount()); i++ {
 		c := n.Child(i)
 		if !c.IsNamed() {
+			// tree-sitter-bash drops tokens such as == and =~ outside
+			// [[ ]] and joins lines around them: refuse.
+			w.p.unsafe("the token %q in a command", c.Type())
 			continue
 		}
 		switch field := n.FieldNameForChild(i); {
@@ -396,6 +425,28 @@ func (w *walker) command(n *sitter.Node) {
 		return
 	}
 	w.resolve(cmd, words, nil)
+}
+
+// commentStartsWord reports whether bash would read the # that starts n
+// as a comment: at the start of the input, or after an unescaped blank,
+// newline or operator.
+func (w *walker) commentStartsWord(n *sitter.Node) bool {
+	i := int(n.StartByte())
+	if i == 0 {
+		return true
+	}
+	switch w.src[i-1] {
+	case ';', '&', '|', '(', ')', '\n':
+		return true
+	case ' ', '\t':
+		// An escaped blank belongs to the word before it.
+		backslashes := 0
+		for j := i - 2; j >= 0 && w.src[j] == '\\'; j-- {
+			backslashes++
+		}
+		return backslashes%2 == 0
+	}
+	return false
 }
 
 // add records a command.
@@ -423,6 +474,9 @@ func (w *walker) resolve(cmd *Command, words []Word, wrappers []string) {
 	}
 	cmd.Args = words[1:]
 	cmd.Wrappers = wrappers
+	if name.Glob {
+		w.p.unsafe("a glob in a command name (%s)", name.Value)
+	}
 	w.add(cmd)
 	if !name.Literal() {
 		return
@@ -459,6 +513,7 @@ func (w *walker) redirect(n *sitter.Node) (Redirect, bool) {
 	r := Redirect{}
 	switch n.Type() {
 	case "file_redirect":
+		targets := 0
 		for i := 0; i < int(n.ChildCount()); i++ {
 			c := n.Child(i)
 			switch {
@@ -466,30 +521,20 @@ func (w *walker) redirect(n *sitter.Node) (Redirect, bool) {
 				r.FD = c.Content(w.src)
 			case !c.IsNamed():
 				r.Op = c.Type()
-			case n.FieldNameForChild(i) == "destination" || c.IsNamed():
+			default:
 				r.Target = w.word(c)
+				targets++
+				w.checkGap(n, c)
 			}
+		}
+		if targets != 1 {
+			// tree-sitter-bash joins lines into a redirect it cannot end
+			// (ls <$\nrm -rf /): bash reads them differently.
+			w.p.unsafe("a redirect with %d targets", targets)
 		}
 	case "heredoc_redirect":
 		r.Op = "<<"
-		for i := 0; i < int(n.NamedChildCount()); i++ {
-			c := n.NamedChild(i)
-			switch c.Type() {
-			case "heredoc_start", "heredoc_end", "file_descriptor":
-			case "heredoc_body":
-				// An unquoted delimiter makes the body expand: look for
-				// anything dynamic in it.
-				for j := 0; j < int(c.NamedChildCount()); j++ {
-					if k := c.NamedChild(j).Type(); k != "heredoc_content" && k != "simple_expansion" {
-						w.unsafeNode(c.NamedChild(j))
-					}
-				}
-			default:
-				// A command after the heredoc operator (cat <<EOF | sh)
-				// is a statement in its own right.
-				w.statement(c, nil)
-			}
-		}
+		w.heredoc(n, &r)
 	case "herestring_redirect":
 		r.Op = "<<<"
 		for i := 0; i < int(n.NamedChildCount()); i++ {
@@ -499,10 +544,116 @@ func (w *walker) redirect(n *sitter.Node) (Redirect, bool) {
 				continue
 			}
 			r.Target = w.word(c)
+			w.checkGap(n, c)
 		}
 	default:
 		w.unsafeNode(n)
 		return r, false
 	}
 	return r, true
+}
+
+// checkGap makes sure only blanks stand between a redirect's operator and
+// its target: tree-sitter-bash swallows an escaped blank and a newline
+// there (ls <<<\ <newline>touch x), where bash ends the command.
+func (w *walker) checkGap(redirect, target *sitter.Node) {
+	from := int(redirect.StartByte())
+	for i := 0; i < int(redirect.ChildCount()); i++ {
+		c := redirect.Child(i)
+		if c.Equal(target) {
+			break
+		}
+		from = int(c.EndByte())
+	}
+	for _, b := range w.src[from:target.StartByte()] {
+		if b != ' ' && b != '\t' {
+			w.p.unsafe("a redirect target the shell would read differently")
+			return
+		}
+	}
+}
+
+// heredoc checks a here-document against bash's reading of it and
+// collects what its body expands. bash ends the body only at a line that
+// is exactly the delimiter (after leading tabs for <<-); where the parser
+// ended it elsewhere, the two disagree about what runs.
+func (w *walker) heredoc(n *sitter.Node, r *Redirect) {
+	var start, end *sitter.Node
+	stripTabs := false
+	for i := 0; i < int(n.ChildCount()); i++ {
+		c := n.Child(i)
+		switch c.Type() {
+		case "<<-":
+			stripTabs = true
+		case "heredoc_start":
+			start = c
+		case "heredoc_end":
+			end = c
+		case "heredoc_body", "<<", "file_descriptor":
+		default:
+			if c.IsNamed() {
+				// A command after the heredoc operator (cat <<EOF | sh)
+				// is a statement in its own right: the next stages of
+				// the pipeline the heredoc's command starts.
+				before := len(w.p.script.Commands)
+				w.statement(c, nil)
+				for _, cmd := range w.p.script.Commands[before:] {
+					if cmd.Pipeline != 0 {
+						cmd.Stage++
+					}
+				}
+			}
+		}
+	}
+	if start == nil || end == nil {
+		w.p.unsafe("a here-document without its end")
+		return
+	}
+	rawDelim := start.Content(w.src)
+	quoted := strings.ContainsAny(rawDelim, "'\"\\")
+	delim := strings.NewReplacer("'", "", "\"", "", "\\", "").Replace(rawDelim)
+	// The end line, as bash sees it.
+	lineStart := strings.LastIndexByte(string(w.src[:end.StartByte()]), '\n') + 1
+	lineEnd := len(w.src)
+	if j := strings.IndexByte(string(w.src[end.StartByte():]), '\n'); j >= 0 {
+		lineEnd = int(end.StartByte()) + j
+	}
+	line := string(w.src[lineStart:lineEnd])
+	if stripTabs {
+		line = strings.TrimLeft(line, "\t")
+	}
+	if line != delim {
+		w.p.unsafe("a here-document whose end line %q is not exactly %q", line, delim)
+		return
+	}
+	if quoted {
+		return // a quoted delimiter: the body is literal
+	}
+	body := string(w.src[start.EndByte():lineStart])
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case '\\':
+			i++
+		case '`':
+			w.p.unsafe("command substitution in a here-document")
+			return
+		case '$':
+			if i+1 >= len(body) {
+				continue
+			}
+			switch c := body[i+1]; {
+			case c == '(' || c == '{' || c == '[':
+				w.p.unsafe("an expansion in a here-document")
+				return
+			case c == '_' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z'):
+				j := i + 1
+				for j < len(body) && (body[j] == '_' || ('a' <= body[j] && body[j] <= 'z') || ('A' <= body[j] && body[j] <= 'Z') || ('0' <= body[j] && body[j] <= '9')) {
+					j++
+				}
+				r.Target.Vars = append(r.Target.Vars, body[i+1:j])
+			case ('0' <= c && c <= '9') || strings.ContainsRune("@*#?$!-", rune(c)):
+				r.Target.Vars = append(r.Target.Vars, string(c))
+			}
+		}
+	}
 }

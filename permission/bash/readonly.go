@@ -9,7 +9,7 @@ import "strings"
 // separately.
 func readOnly(c *Command) bool {
 	for _, as := range c.Assigns {
-		if !harmlessVariables[as.Name] || !harmlessWord(as.Value) {
+		if !harmlessAssignments[as.Name] || !harmlessWord(as.Value) {
 			return false
 		}
 	}
@@ -31,7 +31,9 @@ func readOnly(c *Command) bool {
 	args := c.Values()
 	switch c.Name {
 	case "git":
-		return gitReadOnlyArgs(args)
+		// After a cd the repository (and its config, which can run
+		// programs) is unknown.
+		return !c.AfterCd && gitReadOnlyArgs(args)
 	case "docker":
 		return len(args) > 0 && dockerReadOnly[args[0]]
 	case "gh":
@@ -66,7 +68,18 @@ func harmlessWord(w Word) bool {
 // itself; the command it runs is judged on its own.
 func readOnlyWrapper(c *Command) bool {
 	switch c.Name {
-	case "timeout", "nice", "nohup", "time", "stdbuf", "command", "builtin":
+	case "timeout", "nice", "nohup", "stdbuf", "command", "builtin":
+		return true
+	case "time":
+		// GNU time -o FILE (and -a) writes a file.
+		for _, a := range c.Values() {
+			if !strings.HasPrefix(a, "-") {
+				break
+			}
+			if a != "-p" && a != "-v" && a != "--portability" && a != "--verbose" {
+				return false
+			}
+		}
 		return true
 	case "env":
 		for _, a := range c.Args {
@@ -75,14 +88,14 @@ func readOnlyWrapper(c *Command) bool {
 				return false // -i, -u, -C, -S: changes more than it shows
 			}
 			if name, _, ok := strings.Cut(v, "="); ok {
-				if !harmlessVariables[name] {
+				if !harmlessAssignments[name] {
 					return false
 				}
 				continue
 			}
-			break
+			return true // a command follows
 		}
-		return true
+		return false // a bare env prints every variable, secrets included
 	}
 	return false
 }
@@ -93,13 +106,19 @@ func shortFlagHas(arg, letters string) bool {
 	return len(arg) > 1 && arg[0] == '-' && arg[1] != '-' && strings.ContainsAny(arg[1:], letters)
 }
 
+// hasLong reports whether args hold one of the long options, spelled in
+// full or abbreviated as GNU getopt accepts (--out for --output).
 func hasLong(args []string, names ...string) bool {
 	for _, a := range args {
 		if a == "--" {
 			return false
 		}
+		if !strings.HasPrefix(a, "--") || len(a) < 3 {
+			continue
+		}
+		opt, _, _ := strings.Cut(a, "=")
 		for _, n := range names {
-			if a == n || strings.HasPrefix(a, n+"=") {
+			if strings.HasPrefix(n, opt) {
 				return true
 			}
 		}
@@ -145,8 +164,13 @@ func readOnlyFlags(name string, args []string) bool {
 			}
 		}
 	case "tree":
+		// -o FILE writes a file (even inside a cluster: tree -fo x);
+		// -R with -H writes an index per directory.
+		if hasLong(args, "--output") {
+			return false
+		}
 		for _, a := range args {
-			if a == "-o" || strings.HasPrefix(a, "-o") || a == "-R" || hasLong([]string{a}, "--output") {
+			if shortFlagHas(a, "oR") {
 				return false
 			}
 		}
@@ -240,11 +264,14 @@ func gitReadOnlyArgs(args []string) bool {
 	if hasLong(rest, "--output", "--ext-diff", "--textconv", "--filters", "--open-files-in-pager", "--exec") {
 		return false
 	}
+	if sub == "grep" && hasLong(rest, "--open-files-in-pager") {
+		return false
+	}
 	for _, a := range rest {
 		if a == "--" {
 			break
 		}
-		if sub == "grep" && (a == "-O" || strings.HasPrefix(a, "-O")) {
+		if sub == "grep" && shortFlagHas(a, "O") {
 			return false // git grep -O runs a pager program
 		}
 	}
@@ -261,10 +288,12 @@ func gitReadOnlyArgs(args []string) bool {
 		if len(rest) == 0 {
 			return true
 		}
+		// Listing only: git remote show contacts the remote (and may run
+		// core.sshCommand).
 		switch rest[0] {
 		case "-v", "--verbose":
-			return len(rest) == 1 || (len(rest) >= 2 && (rest[1] == "show" || rest[1] == "get-url"))
-		case "show", "get-url":
+			return len(rest) == 1 || rest[1] == "get-url"
+		case "get-url":
 			return true
 		}
 		return false
@@ -272,15 +301,21 @@ func gitReadOnlyArgs(args []string) bool {
 		// git reflog [show] lists; expire and delete rewrite the log.
 		return len(rest) == 0 || rest[0] == "show" || strings.HasPrefix(rest[0], "-")
 	case "config":
-		read := false
+		// Reading needs --get*/--list, or get/list as the first operand
+		// (git config NAME VALUE list writes: list is a value pattern).
+		read, firstOperand := false, true
 		for _, a := range rest {
+			if !strings.HasPrefix(a, "-") {
+				if firstOperand && (a == "get" || a == "list") {
+					read = true
+				}
+				firstOperand = false
+				continue
+			}
 			switch {
 			case a == "--get" || a == "--get-all" || a == "--get-regexp" || a == "--list" || a == "-l" || a == "--get-urlmatch" || a == "--get-color" || a == "--get-colorbool":
 				read = true
-			case a == "get" || a == "list":
-				read = true
-			case a == "-e" || a == "--edit" || strings.HasPrefix(a, "--add") || strings.HasPrefix(a, "--unset") || strings.HasPrefix(a, "--replace") ||
-				strings.HasPrefix(a, "--rename") || strings.HasPrefix(a, "--remove"):
+			case a == "-e" || hasLong([]string{a}, "--edit", "--add", "--unset", "--unset-all", "--replace-all", "--rename-section", "--remove-section"):
 				return false
 			}
 		}

@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"path"
 	"strings"
 )
 
@@ -29,13 +30,23 @@ func ruleWords(c *Command) []string {
 	return words
 }
 
-// normalizeFlags maps spellings of the same flag to one letter where the
-// command is known (rm's --recursive is -r, -R is -r).
+// normalizeFlag maps spellings of the same flag to one name where the
+// command is known: rm's --recursive (or --recu) and -R are r, --force is
+// f; git push --force is f.
 func normalizeFlag(cmd, flag string) string {
-	if cmd == "rm" || cmd == "cp" || cmd == "chmod" || cmd == "chown" || cmd == "chgrp" {
+	if long, ok := strings.CutPrefix(flag, "--"); ok {
+		flag = "--" + canonicalLong(cmd, long)
+	}
+	switch cmd {
+	case "rm", "cp", "chmod", "chown", "chgrp":
 		switch flag {
 		case "--recursive", "R":
 			return "r"
+		case "--force":
+			return "f"
+		}
+	case "git":
+		switch flag {
 		case "--force":
 			return "f"
 		}
@@ -79,6 +90,19 @@ func ruleText(text string) []string {
 // MatchRule reports whether the rule content (prefix:*, exact text, or a
 // * wildcard pattern) matches the simple command c.
 func MatchRule(c *Command, content string, kind MatchKind) bool {
+	if kind == MatchStrict {
+		// An allow rule vouches for a program by name: not for one named
+		// by a path it did not name (./npm, /tmp/evil/npm), and not for
+		// git with global options (-c, -C, --exec-path change what runs).
+		if c.PathQualified() && !systemPath(c.NameWord.Value) && !strings.HasPrefix(strings.TrimSpace(content), c.NameWord.Value) {
+			return false
+		}
+		if c.Name == "git" {
+			if _, _, hadGlobal := gitSubcommand(c.Values()); hadGlobal {
+				return false
+			}
+		}
+	}
 	words := ruleWords(c)
 	if prefix, ok := strings.CutSuffix(content, ":*"); ok {
 		return matchPrefix(words, ruleText(prefix), kind)
@@ -175,14 +199,51 @@ func wildcard(pattern, text string) bool {
 }
 
 // MatchAny reports whether the rule hits any command of the script (deny
-// and ask rules). A command whose name is not known statically could be
-// anything, so it matches.
+// and ask rules). A command that runs code the analysis cannot see (a
+// name known only at run time, eval, source, trap, a shell reading its
+// standard input) could be anything, so it matches.
 func MatchAny(s *Script, content string) bool {
 	for _, c := range s.Commands {
 		if c.Name == "" {
 			continue
 		}
-		if !c.NameWord.Literal() || c.NameWord.Glob || MatchRule(c, content, MatchLoose) {
+		if opaque(c) || MatchRule(c, content, MatchLoose) {
+			return true
+		}
+	}
+	return false
+}
+
+// systemPath reports a program named by its path in a system directory
+// (/bin/rm is rm; ./npm and /tmp/x/npm are not npm).
+func systemPath(p string) bool {
+	switch path.Dir(path.Clean(p)) {
+	case "/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin":
+		return true
+	}
+	return false
+}
+
+// opaqueRunners run code given as data.
+var opaqueRunners = setOf("eval", "source", ".", "trap", "busybox", "coproc", "watch")
+
+// opaque reports a command that runs code the analysis cannot see.
+func opaque(c *Command) bool {
+	if !c.NameWord.Literal() || c.NameWord.Glob || opaqueRunners[c.Name] {
+		return true
+	}
+	if interpreters[c.Name] {
+		// A shell with -c had its string parsed: its commands are in the
+		// script. Otherwise an interpreter with inline code (python -c,
+		// node -e, perl -e) or no operand (reading its program from
+		// standard input: echo 'rm x' | sh) runs what no rule can see.
+		if _, ok := shellCommandString(c); ok {
+			return false
+		}
+		if len(operands(c)) == 0 {
+			return true
+		}
+		if !shells[c.Name] && hasShortOrLong(c.Values(), "ceEp", "--eval", "--print", "--command") {
 			return true
 		}
 	}
@@ -238,8 +299,16 @@ func Suggestions(s *Script) []string {
 			}
 			return nil
 		}
+		if c.Name == "git" {
+			if _, _, hadGlobal := gitSubcommand(c.Values()); hadGlobal {
+				return nil // an allow rule never covers git with global options
+			}
+		}
 		words := ruleWords(c)
 		rule := words[0]
+		if c.PathQualified() {
+			rule = c.NameWord.Value // ./deploy.sh, not any deploy.sh
+		}
 		if len(words) > 1 && !fileOperands[words[0]] && plainWord(words[1]) {
 			rule += " " + words[1]
 		}
@@ -293,42 +362,67 @@ func allHarmlessWrappers(ws []string) bool {
 	return true
 }
 
-// ReadTargets returns the arguments of reader commands (cat, grep, ...)
-// and the files of input redirects: what a deny rule on Read(path) looks
-// at. unknown reports a reader whose arguments are not all known
-// statically.
-func ReadTargets(s *Script) (targets []Word, afterCd []bool, unknown bool) {
+// ReadTarget is something a command reads the contents of.
+type ReadTarget struct {
+	Word    Word
+	AfterCd bool
+	// Recursive targets are directories read with everything below them
+	// (grep -r, rg).
+	Recursive bool
+}
+
+// ReadTargets returns what known readers (cat, grep, head, ...) read: their
+// file operands, files of input redirects, git's rev:path, and the
+// directories of recursive searches. unknown reports a reader whose
+// operands are not all known statically.
+func ReadTargets(s *Script) (targets []ReadTarget, unknown bool) {
 	for _, c := range s.Commands {
-		if !readers[c.Name] {
+		switch {
+		case readers[c.Name]:
+		case c.Name == "git":
+			sub, rest, _ := gitSubcommand(c.Values())
+			readsPaths := sub == "diff" || sub == "blame" || sub == "show" || sub == "cat-file" || sub == "log" || sub == "grep"
+			for i, w := range c.Args {
+				if strings.HasPrefix(w.Value, "-") {
+					continue
+				}
+				if _, p, ok := strings.Cut(w.Value, ":"); ok && p != "" {
+					w.Value = p // HEAD:.env
+					targets = append(targets, ReadTarget{Word: w, AfterCd: c.AfterCd})
+				} else if readsPaths && i >= len(c.Args)-len(rest) {
+					targets = append(targets, ReadTarget{Word: w, AfterCd: c.AfterCd})
+				}
+			}
+			continue
+		default:
 			continue
 		}
 		if c.MoreArgs {
 			unknown = true
 		}
-		for _, a := range c.Args {
-			if strings.HasPrefix(a.Value, "-") && a.Value != "-" {
-				if _, v, ok := strings.Cut(a.Value, "="); ok {
-					w := a
-					w.Value = v
-					targets = append(targets, w)
-					afterCd = append(afterCd, c.AfterCd)
-				}
-				continue
-			}
-			if !a.Literal() {
+		recursive := recursiveReader(c)
+		ops := pathCandidates(c)
+		if !readOnly(c) {
+			ops = operands(c)
+		}
+		if recursive && len(ops) == 0 {
+			// A recursive search without a directory searches the
+			// current one.
+			ops = append(ops, Word{Raw: ".", Value: "."})
+		}
+		for _, w := range ops {
+			if !w.Literal() {
 				unknown = true
 			}
-			targets = append(targets, a)
-			afterCd = append(afterCd, c.AfterCd)
+			targets = append(targets, ReadTarget{Word: w, AfterCd: c.AfterCd, Recursive: recursive})
 		}
 	}
 	for _, r := range s.Redirects {
 		if r.Input() {
-			targets = append(targets, r.Target)
-			afterCd = append(afterCd, anyAfterCd(s))
+			targets = append(targets, ReadTarget{Word: r.Target, AfterCd: anyAfterCd(s)})
 		}
 	}
-	return targets, afterCd, unknown
+	return targets, unknown
 }
 
 // Resolve returns the absolute path an argument names, as the path checks

@@ -79,7 +79,13 @@ func (wb *wordBuilder) node(n *sitter.Node) {
 	case "ansi_c_string":
 		s := n.Content(wb.src)
 		s = strings.TrimSuffix(strings.TrimPrefix(s, "$'"), "'")
-		wb.literal(decodeANSIC(s))
+		decoded := decodeANSIC(s)
+		if strings.ContainsRune(decoded, 0) {
+			// bash cuts the word at the NUL; refuse rather than guess.
+			wb.dynamic("nul_in_string")
+			return
+		}
+		wb.literal(decoded)
 	case "string", "translated_string":
 		wb.w.Quoted = true
 		wb.first = false
@@ -110,6 +116,11 @@ func (wb *wordBuilder) node(n *sitter.Node) {
 
 func (wb *wordBuilder) expansion(n *sitter.Node) {
 	name := strings.TrimPrefix(n.Content(wb.src), "$")
+	if !validVariable(name) {
+		// "$" followed by a newline or blank: the parser joined lines.
+		wb.dynamic("bad_expansion")
+		return
+	}
 	wb.w.Vars = append(wb.w.Vars, name)
 	wb.b.WriteString("$" + name)
 	wb.first = false
@@ -128,9 +139,29 @@ func (wb *wordBuilder) literal(s string) {
 	wb.b.WriteString(s)
 }
 
+// validVariable reports a name bash expands after $: an identifier, a
+// digit or a special parameter.
+func validVariable(name string) bool {
+	if len(name) == 1 && strings.ContainsRune("0123456789@*#?$!-_", rune(name[0])) {
+		return true
+	}
+	for i, c := range name {
+		if !(c == '_' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || (i > 0 && '0' <= c && c <= '9')) {
+			return false
+		}
+	}
+	return name != ""
+}
+
 // unquoted appends unquoted text: backslash escapes are removed, glob and
 // brace characters noted, a leading ~ marked.
 func (wb *wordBuilder) unquoted(s string) {
+	if strings.ContainsRune(s, '\n') {
+		// A newline inside an unquoted word is a command separator to
+		// bash: the parser misread the line.
+		wb.dynamic("newline_in_word")
+		return
+	}
 	if wb.first && strings.HasPrefix(s, "~") {
 		wb.w.Tilde = true
 	}

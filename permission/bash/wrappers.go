@@ -10,32 +10,49 @@ type inner struct {
 	moreArgs bool
 }
 
-// wrapperOptions lists, per wrapper, the options that take a separate
-// value; other options are flags. A wrapper not listed in wrappers is not
-// one.
-var wrappers = map[string]struct {
-	valued []string // options taking the next word as value
+// wrapperSpec describes a wrapper's command line: which options take a
+// value, and how many operands come before the command it runs.
+type wrapperSpec struct {
+	short string   // short options taking a value ("sk": -s SIG, -k DUR)
+	long  []string // long options taking a value
 	// positional is how many operands precede the command (timeout's
-	// duration).
+	// duration, chrt's priority).
 	positional int
-}{
-	"timeout":    {valued: []string{"-s", "--signal", "-k", "--kill-after"}, positional: 1},
-	"nice":       {valued: []string{"-n", "--adjustment"}},
+}
+
+// wrappers are the commands that run another command. A wrapper not
+// listed here is not one.
+var wrappers = map[string]wrapperSpec{
+	"timeout":    {short: "sk", long: []string{"--signal", "--kill-after"}, positional: 1},
+	"nice":       {short: "n", long: []string{"--adjustment"}},
 	"nohup":      {},
-	"env":        {valued: []string{"-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P", "--default-signal", "--ignore-signal", "--block-signal"}},
-	"sudo":       {valued: []string{"-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir", "-h", "--host", "-p", "--prompt", "-r", "--role", "-t", "--type", "-T", "--command-timeout", "-U", "--other-user", "-R", "--chroot"}},
-	"doas":       {valued: []string{"-u", "-C"}},
+	"env":        {short: "uCSP", long: []string{"--unset", "--chdir", "--split-string"}},
+	"sudo":       {short: "ugCDhprtTUR", long: []string{"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type", "--command-timeout", "--other-user", "--chroot"}},
+	"doas":       {short: "uC"},
 	"command":    {},
 	"builtin":    {},
-	"exec":       {valued: []string{"-a"}},
-	"xargs":      {valued: []string{"-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "-I", "-L", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"}},
-	"stdbuf":     {valued: []string{"-i", "--input", "-o", "--output", "-e", "--error"}},
-	"time":       {valued: []string{"-f", "--format", "-o", "--output"}},
-	"ionice":     {valued: []string{"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"}},
-	"chrt":       {},
+	"exec":       {short: "a"},
+	"xargs":      {short: "adEILnPs", long: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var", "--max-lines"}},
+	"stdbuf":     {short: "ioe", long: []string{"--input", "--output", "--error"}},
+	"time":       {short: "fo", long: []string{"--format", "--output"}},
+	"ionice":     {short: "cnpPu", long: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}},
+	"chrt":       {positional: 1},
 	"setsid":     {},
 	"unbuffer":   {},
 	"caffeinate": {},
+	"coproc":     {},
+	"flock":      {short: "wEc", long: []string{"--timeout", "--conflict-exit-code", "--command"}, positional: 1},
+}
+
+// longValued reports whether a long option (possibly abbreviated, as GNU
+// getopt allows) takes a value.
+func longValued(opt string, long []string) bool {
+	for _, l := range long {
+		if strings.HasPrefix(l, opt) {
+			return true
+		}
+	}
+	return false
 }
 
 // unwrap returns the command a wrapper command runs. ok is false when cmd
@@ -49,10 +66,11 @@ func unwrap(cmd *Command) (inner, bool) {
 	in := inner{via: cmd.Name, moreArgs: cmd.Name == "xargs"}
 	args := cmd.Args
 	positional := spec.positional
-	for i := 0; i < len(args); i++ {
+	i := 0
+	for ; i < len(args); i++ {
 		a := args[i].Value
 		if a == "--" {
-			args = args[i+1:]
+			i++
 			break
 		}
 		if cmd.Name == "env" && !strings.HasPrefix(a, "-") && strings.Contains(a, "=") {
@@ -60,35 +78,52 @@ func unwrap(cmd *Command) (inner, bool) {
 			in.assigns = append(in.assigns, Assign{Name: name, Value: Word{Raw: value, Value: value, Vars: args[i].Vars, Dynamic: args[i].Dynamic}})
 			continue
 		}
-		if strings.HasPrefix(a, "-") && len(a) > 1 && !(cmd.Name == "nice" && isNumber(a[1:])) {
-			if cmd.Name == "command" && (a == "-v" || a == "-V") {
-				// command -v NAME only looks NAME up.
-				return in, true
-			}
-			if cmd.Name == "env" && (a == "-S" || strings.HasPrefix(a, "--split-string")) {
-				// env -S splits a string into a command line: not
-				// analysed; report the string as an unknown command.
+		if !strings.HasPrefix(a, "-") || a == "-" && cmd.Name != "env" {
+			break
+		}
+		if a == "-" { // env -: like -i
+			continue
+		}
+		if cmd.Name == "nice" && isNumber(a[1:]) {
+			continue // nice -19: an adjustment
+		}
+		if cmd.Name == "command" && (a == "-v" || a == "-V") {
+			return in, true // command -v NAME only looks NAME up
+		}
+		if strings.HasPrefix(a, "--") {
+			name, _, attached := strings.Cut(a, "=")
+			if cmd.Name == "env" && strings.HasPrefix("--split-string", name) && len(name) > 2 {
 				in.words = []Word{{Raw: a, Value: a, Dynamic: true}}
 				return in, true
 			}
-			// An option taking a value takes the next word, unless the
-			// value is attached (--signal=KILL, -n5).
-			if _, _, attached := strings.Cut(a, "="); !attached && contains(spec.valued, a) {
+			if !attached && longValued(name, spec.long) {
 				i++
 			}
 			continue
 		}
-		if positional > 0 {
-			positional--
-			continue
+		// A cluster of short options: the first one taking a value takes
+		// the rest of the cluster, or the next word.
+		for j := 1; j < len(a); j++ {
+			if !strings.ContainsRune(spec.short, rune(a[j])) {
+				continue
+			}
+			if cmd.Name == "env" && a[j] == 'S' {
+				// env -S splits a string into a command line: not analysed.
+				in.words = []Word{{Raw: a, Value: a, Dynamic: true}}
+				return in, true
+			}
+			if j == len(a)-1 {
+				i++ // the value is the next word
+			}
+			break
 		}
-		args = args[i:]
-		in.words = args
-		return in, true
 	}
-	if len(in.words) == 0 && len(args) > 0 && args[0].Value != "--" && !strings.HasPrefix(args[0].Value, "-") {
-		in.words = args
+	rest := args[min(i, len(args)):]
+	for positional > 0 && len(rest) > 0 {
+		rest = rest[1:]
+		positional--
 	}
+	in.words = rest
 	if cmd.Name == "xargs" && len(in.words) == 0 {
 		// xargs with no command runs echo.
 		in.words = []Word{{Raw: "echo", Value: "echo"}}
@@ -120,32 +155,39 @@ func contains(list []string, s string) bool {
 // shells are the programs whose -c option runs a command string.
 var shells = map[string]bool{"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "fish": true}
 
-// shellCommandString returns the string of `bash -c STRING`.
+// shellCommandString returns the string of `bash -c STRING`: with -c
+// among the options, the first operand (options may follow -c, and --
+// ends them).
 func shellCommandString(cmd *Command) (Word, bool) {
 	if !shells[cmd.Name] {
 		return Word{}, false
 	}
 	args := cmd.Args
+	hasC := false
 	for i := 0; i < len(args); i++ {
 		v := args[i].Value
-		if v == "--" || len(v) < 2 || (v[0] != '-' && v[0] != '+') {
-			return Word{}, false // a script file, or nothing to run
-		}
-		if strings.HasPrefix(v, "--") {
-			if v == "--rcfile" || v == "--init-file" {
-				i++
-			}
-			continue
-		}
-		// -c may be clustered with other flags: bash -lc, sh -ec.
-		if v[0] == '-' && strings.Contains(v[1:], "c") {
-			if i+1 < len(args) {
+		switch {
+		case v == "--" || v == "-":
+			if hasC && i+1 < len(args) {
 				return args[i+1], true
 			}
 			return Word{}, false
-		}
-		if strings.ContainsAny(v[1:], "oO") {
-			i++ // -o OPTION
+		case strings.HasPrefix(v, "--"):
+			if v == "--rcfile" || v == "--init-file" {
+				i++
+			}
+		case len(v) > 1 && (v[0] == '-' || v[0] == '+'):
+			if v[0] == '-' && strings.Contains(v[1:], "c") {
+				hasC = true
+			}
+			if strings.ContainsAny(v[1:], "oO") {
+				i++ // -o OPTION
+			}
+		default:
+			if hasC {
+				return args[i], true
+			}
+			return Word{}, false // a script file
 		}
 	}
 	return Word{}, false

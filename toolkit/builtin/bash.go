@@ -143,13 +143,21 @@ func (b *Bash) MatchRule(content string, in toolkit.Input, _ *permission.Context
 
 // CoveredBy implements toolkit.RulesCoverer: allow rules cover the script
 // when each of its simple commands is read-only or matched by one of them.
-func (b *Bash) CoveredBy(contents []string, in toolkit.Input, _ *permission.Context) bool {
+func (b *Bash) CoveredBy(contents []string, in toolkit.Input, pc *permission.Context) bool {
 	for _, c := range contents {
 		if c == "" {
 			return true // a tool-level rule allows every command
 		}
 	}
-	return shell.CoveredBy(b.analyzer.Parse(in.String("command")), contents)
+	s := b.analyzer.Parse(in.String("command"))
+	if !shell.CoveredBy(s, contents) {
+		return false
+	}
+	env := shell.Env{Cwd: b.cwd(pc)}
+	if pc != nil {
+		env.WorkingDirs = pc.WorkingDirs
+	}
+	return b.analyzer.OutputsInside(s, env)
 }
 
 // MatchForeignRule implements toolkit.ForeignRuleMatcher: a deny rule on
@@ -161,19 +169,81 @@ func (b *Bash) MatchForeignRule(rule permission.Rule, in toolkit.Input, pc *perm
 		return false
 	}
 	s := b.analyzer.Parse(in.String("command"))
-	targets, afterCd, unknown := shell.ReadTargets(s)
+	targets, unknown := shell.ReadTargets(s)
+	if unknown {
+		return true
+	}
 	if len(targets) == 0 {
 		return false
 	}
-	if unknown || rule.Content == "" {
+	if rule.Content == "" {
 		return true
 	}
-	for i, t := range targets {
-		p, ok := b.analyzer.Resolve(t, b.cwd(pc), afterCd[i])
+	for _, t := range targets {
+		p, ok := b.analyzer.Resolve(t.Word, b.cwd(pc), t.AfterCd)
 		if !ok {
 			return true
 		}
-		if matchPathRule(rule.Content, p, pc) {
+		paths := []string{p}
+		if t.Word.Glob {
+			// What the glob reads is what it expands to now, and anything
+			// the rule names that it could expand to.
+			paths, _ = filepath.Glob(p)
+			if globMayName(p, rule.Content, pc) {
+				return true
+			}
+		}
+		for _, p := range paths {
+			if matchPathRule(rule.Content, p, pc) || (t.Recursive && ruleBelow(rule.Content, p, pc)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// globMayName reports whether a shell glob could match what a path rule
+// names (cat .secre? against Read(.secret)).
+func globMayName(glob, pattern string, pc *permission.Context) bool {
+	patterns := []string{pattern}
+	if !filepath.IsAbs(pattern) {
+		patterns = nil
+		if pc != nil {
+			for _, wd := range pc.WorkingDirs {
+				patterns = append(patterns, filepath.Join(wd, pattern))
+			}
+		}
+	}
+	for _, p := range patterns {
+		if ok, _ := filepath.Match(glob, p); ok {
+			return true
+		}
+		if ok, _ := doublestar.Match(p, glob); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// ruleBelow reports whether a path rule names files below dir: a
+// recursive search of dir reads them.
+func ruleBelow(pattern, dir string, pc *permission.Context) bool {
+	patterns := []string{pattern}
+	if !filepath.IsAbs(pattern) {
+		patterns = nil
+		if pc != nil {
+			for _, wd := range pc.WorkingDirs {
+				patterns = append(patterns, filepath.Join(wd, pattern))
+			}
+		}
+	}
+	for _, p := range patterns {
+		static := p
+		if i := strings.IndexAny(p, "*?[{"); i >= 0 {
+			static = p[:i]
+		}
+		static = strings.TrimSuffix(static, "/")
+		if static == dir || strings.HasPrefix(static, strings.TrimSuffix(dir, "/")+"/") || dir == "/" {
 			return true
 		}
 	}
