@@ -170,7 +170,7 @@ func (p *parser) parse(command string, depth int, via string) {
 		return
 	}
 	sp := parsers.Get().(*sitter.Parser)
-	tree, err := sp.ParseCtx(context.Background(), nil, []byte(command))
+	tree, err := sp.ParseCtx(context.Background(), nil, asciiOnly(command))
 	parsers.Put(sp)
 	if err != nil || tree == nil {
 		p.unsafe("the command could not be parsed")
@@ -185,6 +185,22 @@ func (p *parser) parse(command string, depth int, via string) {
 	src := []byte(command)
 	w := &walker{p: p, src: src, depth: depth, via: via}
 	w.statements(root)
+}
+
+// asciiOnly returns the command with every non-ASCII byte replaced by
+// 'a', for the parser only; node offsets are unchanged, so words are read
+// from the original text. The grammar's scanner passes code points to
+// isdigit(), which reads out of bounds past 255 and crashes the process
+// on some inputs ("{" followed by U+E0000); to bash, non-ASCII
+// characters are ordinary word characters, which 'a' is too.
+func asciiOnly(s string) []byte {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 0x80 {
+			b[i] = 'a'
+		}
+	}
+	return b
 }
 
 // isControl reports C0 control characters other than tab and newline.

@@ -173,3 +173,15 @@ func TestRedirects(t *testing.T) {
 		t.Errorf("outputs %v inputs %v", out, in)
 	}
 }
+
+// TestNonASCII: the grammar's scanner crashed the process on "{" followed
+// by a large code point; non-ASCII text must still come through intact.
+func TestNonASCII(t *testing.T) {
+	for _, cmd := range []string{"s11{{{{{{{{{{1111\U000e080f'", "{\U000e0000", "echo a{\U000e0000b", "x={\U0010ffff"} {
+		_ = Parse(cmd) // must not crash
+	}
+	s := Parse("echo héllo 'wörld' \"🐛 fix\"")
+	if !s.Analysable() || !slices.Equal(s.Commands[0].Values(), []string{"héllo", "wörld", "🐛 fix"}) {
+		t.Fatalf("non-ASCII words: %v %v", s.Unsafe, s.Commands[0].Values())
+	}
+}
