@@ -4,7 +4,7 @@ GO      ?= go
 BIN     ?= bin/wasmtools
 FUZZTIME ?= 20s
 
-.PHONY: help build test bench lint fuzz plugins clean
+.PHONY: help build test bench lint fuzz plugins plugins-clean clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -27,8 +27,38 @@ fuzz: ## Run each fuzz target for FUZZTIME (default 20s).
 	$(GO) test -run '^$$' -fuzz '^FuzzArguments$$' -fuzztime $(FUZZTIME) ./toolkit
 	$(GO) test -run '^$$' -fuzz '^FuzzAnalyze$$' -fuzztime $(FUZZTIME) ./permission/bash
 
-plugins: ## Build the first-party Wasm plugins (none yet).
-	@echo "no plugins yet"
+# Plugins: each plugins/NAME holding Go files is built with Go as a WASI
+# reactor, each plugins/NAME holding a package.json with npm (its "build"
+# script writes build/NAME.wasm); both land in build/plugins/NAME.wasm.
+# Each plugin is its own target, so `make -j plugins` builds them in
+# parallel; a plugin is rebuilt only when its sources, the SDK or the ABI
+# change. (plugins/testdata is not built here: tests build those fixtures.)
+PLUGIN_OUT    := build/plugins
+NPM_PLUGINS   := $(patsubst plugins/%/package.json,%,$(wildcard plugins/*/package.json))
+GO_PLUGINS    := $(filter-out $(NPM_PLUGINS),$(patsubst plugins/%/,%,$(sort $(dir $(wildcard plugins/*/*.go)))))
+GO_WASM       := $(GO_PLUGINS:%=$(PLUGIN_OUT)/%.wasm)
+NPM_WASM      := $(NPM_PLUGINS:%=$(PLUGIN_OUT)/%.wasm)
+GUEST_SOURCES := $(wildcard sdk-guest/*.go abi/*.go) go.mod
+
+plugins: $(GO_WASM) $(NPM_WASM) ## Build every plugin into build/plugins/ (make -j plugins: in parallel).
+	@for f in $^; do printf '  %-36s %9d bytes\n' "$$f" "$$(wc -c < "$$f")"; done
+
+.SECONDEXPANSION:
+$(GO_WASM): $(PLUGIN_OUT)/%.wasm: $$(wildcard plugins/$$*/*.go) $(GUEST_SOURCES)
+	@mkdir -p $(@D)
+	@echo "go   plugins/$* -> $@"
+	@cd plugins/$* && GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $(CURDIR)/$@.tmp . \
+		&& mv $(CURDIR)/$@.tmp $(CURDIR)/$@
+
+$(NPM_WASM): $(PLUGIN_OUT)/%.wasm: $$(shell find plugins/$$*/assembly plugins/$$*/package.json plugins/$$*/package-lock.json plugins/$$*/asconfig.json -type f 2>/dev/null)
+	@command -v npm >/dev/null || { echo "npm is needed to build plugins/$*"; exit 1; }
+	@mkdir -p $(@D)
+	@echo "npm  plugins/$* -> $@"
+	@cd plugins/$* && npm ci --no-audit --no-fund --loglevel=error >/dev/null && npm run --silent build
+	@cp plugins/$*/build/$*.wasm $@
+
+plugins-clean: ## Remove built plugins and the tests' plugin and compiled-code caches.
+	rm -rf $(PLUGIN_OUT) build/compile-cache build/wazero-cache
 
 clean: ## Remove build output.
 	rm -rf bin

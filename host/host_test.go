@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmtools/wasmtools/internal/testplugins"
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
 )
@@ -26,7 +27,7 @@ func extismWasm(t testing.TB, name string) string {
 
 func newTestHost(t testing.TB) *Host {
 	t.Helper()
-	h, err := New(Options{CacheDir: filepath.Join(t.TempDir(), "cache")})
+	h, err := New(Options{CacheDir: testplugins.CompileCache(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ var commands = []*command{
 	{"check", "ask the permission engine about a call, without running it", runCheck},
 	{"serve", "serve the tools over MCP (stdio or HTTP)", runServe},
 	{"inspect", "describe a Wasm plugin: ABI, exports, tools, grants", runInspect},
-	{"new", "create a ready-to-build plugin", notYet("new")},
+	{"new", "create a ready-to-build plugin", runNew},
 	{"version", "print the version", runVersion},
 }
 

@@ -126,8 +126,9 @@ func TestUsage(t *testing.T) {
 		{name: "serve stops when stdin closes", args: []string{"serve"}, code: exitOK, noStdout: true},
 		{name: "serve --help", args: []string{"serve", "--help"}, code: exitOK, stdout: []string{"Usage: wasmtools serve", "mcpServers", "--http"}},
 		{name: "serve bad flag", args: []string{"serve", "--http"}, code: exitUsage, stderr: []string{"http"}},
-		{name: "inspect", args: []string{"inspect", "x.wasm"}, code: exitUsage, stderr: []string{"not available yet"}},
-		{name: "new", args: []string{"new", "plugin", "x"}, code: exitUsage, stderr: []string{"not available yet"}},
+		{name: "inspect a missing file", args: []string{"inspect", "x.wasm"}, code: exitToolError, stderr: []string{"x.wasm"}},
+		{name: "inspect without a file", args: []string{"inspect"}, code: exitUsage, stderr: []string{"one .wasm file"}},
+		{name: "new bad name", args: []string{"new", "plugin", "X"}, code: exitUsage, stderr: []string{"invalid plugin name"}, noStdout: true},
 		{name: "unknown flag", args: []string{"list", "--frobnicate"}, code: exitUsage,
 			stderr: []string{"frobnicate", "wasmtools list --help"}, noStdout: true},
 	}

@@ -183,3 +183,16 @@ func hashInputs(inputs []string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// CompileCache returns a compilation cache directory shared by every test
+// of the repository (build/compile-cache): compiled code is keyed by the
+// module's hash and wazero's version, and entries are written atomically,
+// so test processes share it safely and a module compiles once per run.
+func CompileCache(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(Root(t), "build", "compile-cache")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

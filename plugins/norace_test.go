@@ -1,0 +1,5 @@
+//go:build !race && !wasip1
+
+package plugins_test
+
+const raceEnabled = false
