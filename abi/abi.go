@@ -99,11 +99,12 @@ type ToolSpec struct {
 	ConcurrencySafe bool `json:"concurrency_safe,omitempty"`
 	// ReadOnly calls change nothing; see ExportCheckReadOnly.
 	ReadOnly bool `json:"read_only,omitempty"`
-	// Hooks, when present, lists the optional exports that apply to this
+	// Hooks, when not null, lists the optional exports that apply to this
 	// tool (check_read_only, match_rule, generate_suggestions); the others
-	// take their defaults without a call into the plugin. When absent,
-	// every optional export the module has applies.
-	Hooks []string `json:"hooks,omitempty"`
+	// take their defaults without a call into the plugin ([] means none).
+	// When null or absent, every optional export the module has applies.
+	// (No omitempty: an empty list and no list mean different things.)
+	Hooks []string `json:"hooks"`
 }
 
 // PermissionContext is what a permission check knows about the host's

@@ -290,6 +290,9 @@ func checkImports(name string, m wazero.CompiledModule) error {
 
 // loadWasmtools checks the required exports and reads the schema.
 func (p *Plugin) loadWasmtools(ctx context.Context) error {
+	if p.exports["_start"] && !p.exports["_initialize"] {
+		return fmt.Errorf("plugin %s is a WASI command (it exports _start and no _initialize): it would run once and exit. Build it as a reactor (Go: GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared; Rust: crate-type cdylib)", p.Name)
+	}
 	var missing []string
 	for _, e := range abi.RequiredExports {
 		if !p.exports[e] {

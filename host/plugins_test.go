@@ -290,3 +290,11 @@ func TestInspect(t *testing.T) {
 		t.Fatalf("host.wasm: %+v %v", r, err)
 	}
 }
+
+func TestCommandModuleRefused(t *testing.T) {
+	h := newTestHost(t)
+	_, err := h.LoadFile(context.Background(), testplugins.GoCommand(t, "hash"), Config{})
+	if err == nil || !strings.Contains(err.Error(), "WASI command") || !strings.Contains(err.Error(), "-buildmode=c-shared") {
+		t.Fatalf("a plain go build: %v", err)
+	}
+}
