@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"log/slog"
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
@@ -27,7 +28,7 @@ func extismWasm(t testing.TB, name string) string {
 
 func newTestHost(t testing.TB) *Host {
 	t.Helper()
-	h, err := New(Options{CacheDir: testplugins.CompileCache(t)})
+	h, err := New(Options{CacheDir: testplugins.CompileCache(t), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
