@@ -2,9 +2,9 @@ package host
 
 import (
 	"context"
-	"log/slog"
 	"crypto/sha256"
 	"encoding/hex"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"

@@ -2,8 +2,8 @@ package host
 
 import (
 	"context"
-	"log/slog"
 	"encoding/json"
+	"log/slog"
 	"os/exec"
 	"path/filepath"
 	"strings"
