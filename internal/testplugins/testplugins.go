@@ -118,6 +118,7 @@ func cached(t testing.TB, root, name string, inputs []string, build func(out str
 	}
 	out := filepath.Join(dir, name+"-"+sum[:16]+".wasm")
 	if _, err := os.Stat(out); err == nil {
+		precompile(t, out)
 		return out
 	}
 	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
@@ -140,6 +141,7 @@ func cached(t testing.TB, root, name string, inputs []string, build func(out str
 	if err := os.Rename(tmp, out); err != nil {
 		t.Fatal(err)
 	}
+	precompile(t, out)
 	return out
 }
 

@@ -1,0 +1,5 @@
+//go:build !race
+
+package testplugins
+
+const raceEnabled = false
