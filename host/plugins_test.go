@@ -298,3 +298,27 @@ func TestCommandModuleRefused(t *testing.T) {
 		t.Fatalf("a plain go build: %v", err)
 	}
 }
+
+func TestServletModule(t *testing.T) {
+	h := newTestHost(t)
+	p := loadPlugin(t, h, testplugins.AssemblyScript(t, "testdata/servlet-as"), Config{})
+	if p.Kind != KindServlet || len(p.Tools()) != 2 {
+		t.Fatalf("kind %s, %d tools", p.Kind, len(p.Tools()))
+	}
+	tk := kit(t, permission.Context{}, p)
+	ctx := context.Background()
+	// readOnlyHint makes shout read-only (allowed); touch asks.
+	if d, err := tk.Check(ctx, "s", toolkit.Call{Name: "shout", Arguments: `{"text":"hi"}`}, toolkit.CheckOptions{}); err != nil || d.Behavior != permission.Allow {
+		t.Errorf("shout: %+v %v", d, err)
+	}
+	if d, err := tk.Check(ctx, "s", toolkit.Call{Name: "touch", Arguments: `{}`}, toolkit.CheckOptions{}); err != nil || d.Behavior != permission.Ask {
+		t.Errorf("touch: %+v %v", d, err)
+	}
+	if r, _ := call(t, tk, "shout", `{"text":"hello"}`); r.State != toolkit.StateSuccess || r.Text() != "HELLO" {
+		t.Errorf("shout: %s %q", r.State, r.Text())
+	}
+	r, _ := call(t, kit(t, bypass, p), "touch", `{}`)
+	if r.State != toolkit.StateError || !strings.Contains(r.Text(), "on purpose") {
+		t.Errorf("touch: %s %q", r.State, r.Text())
+	}
+}

@@ -91,10 +91,12 @@ func Source(t testing.TB, dir string) string {
 
 // AssemblyScript returns the path of plugins/NAME built with npm: the
 // folder holds a package.json whose "build" script writes build/NAME.wasm.
+// NAME may be a path below plugins (testdata/servlet-as).
 func AssemblyScript(t testing.TB, name string) string {
 	t.Helper()
 	root := Root(t)
 	src := filepath.Join(root, "plugins", name)
+	name = filepath.Base(name)
 	inputs := []string{filepath.Join(src, "package.json"), filepath.Join(src, "package-lock.json"), filepath.Join(src, "assembly"), filepath.Join(src, "asconfig.json")}
 	return cached(t, root, name, inputs, func(out string) *exec.Cmd {
 		script := fmt.Sprintf("(npm ci --no-audit --no-fund --loglevel=error || npm install --no-audit --no-fund --loglevel=error) && npm run --silent build && cp build/%s.wasm %q", name, out)
