@@ -58,7 +58,7 @@ $(NPM_WASM): $(PLUGIN_OUT)/%.wasm: $$(shell find plugins/$$*/assembly plugins/$$
 	@cp plugins/$*/build/$*.wasm $@
 
 plugins-clean: ## Remove built plugins and the tests' plugin and compiled-code caches.
-	rm -rf $(PLUGIN_OUT) build/compile-cache build/wazero-cache
+	rm -rf $(PLUGIN_OUT) build/test-plugins build/compile-cache build/precompile
 
 clean: ## Remove build output.
 	rm -rf bin

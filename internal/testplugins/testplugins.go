@@ -1,5 +1,5 @@
 // Package testplugins builds the repository's Wasm plugins for tests, once:
-// a build is kept under build/plugins, named by a hash of everything it is
+// a build is kept under build/test-plugins, named by a hash of everything it is
 // built from, so test packages (which go test runs in parallel processes)
 // share it and only a change to the sources rebuilds it.
 package testplugins
@@ -106,11 +106,11 @@ func AssemblyScript(t testing.TB, name string) string {
 	})
 }
 
-// cached builds into build/plugins/NAME-HASH.wasm unless it exists. A
+// cached builds into build/test-plugins/NAME-HASH.wasm unless it exists. A
 // file lock serialises builds across test processes.
 func cached(t testing.TB, root, name string, inputs []string, build func(out string) *exec.Cmd) string {
 	t.Helper()
-	dir := filepath.Join(root, "build", "plugins")
+	dir := filepath.Join(root, "build", "test-plugins")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
