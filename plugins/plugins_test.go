@@ -12,9 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -85,15 +83,6 @@ var (
 // tests.
 func cacheDir(t testing.TB) string { return testplugins.CompileCache(t) }
 
-// TestMain removes the precompiler built by a race run.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if precompiler != "" {
-		os.RemoveAll(filepath.Dir(precompiler))
-	}
-	os.Exit(code)
-}
-
 // runtimeConfig is wazero's compiler with the compilation cache on disk.
 func runtimeConfig(t testing.TB) wazero.RuntimeConfig {
 	cacheOnce.Do(func() {
@@ -103,67 +92,6 @@ func runtimeConfig(t testing.TB) wazero.RuntimeConfig {
 		}
 	})
 	return wazero.NewRuntimeConfigCompiler().WithCompilationCache(wzCache)
-}
-
-var (
-	precompileOnce sync.Once
-	precompiler    string
-	precompileErr  error
-	precompiled    sync.Map
-)
-
-// wazeroVersion is the version under which wazero files its compilation
-// cache in this process (as its internal/version package finds it).
-func wazeroVersion() string {
-	v := ""
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, dep := range info.Deps {
-			if strings.Contains(dep.Path, "github.com/tetratelabs/wazero") {
-				v = dep.Version
-			}
-		}
-		if v == "" || v == "(devel)" {
-			v = info.Main.Version
-		}
-	}
-	if v == "" || v == "(devel)" {
-		v = "dev"
-	}
-	return v
-}
-
-// precompile compiles a module into the disk cache in a separate process
-// built without the race detector (see testdata/precompile): under -race,
-// wazero's compiler is about ten times slower.
-func precompile(t testing.TB, path string) {
-	t.Helper()
-	if _, done := precompiled.Load(path); done {
-		return
-	}
-	precompileOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "precompile")
-		if err != nil {
-			precompileErr = err
-			return
-		}
-		precompiler = filepath.Join(dir, "precompile")
-		// wazero files its cache under its own version, which it reads from
-		// the build information: "dev" in a test binary, the go.mod version
-		// in a built command. The precompiler is told this process's.
-		ldflags := "-X github.com/tetratelabs/wazero/internal/version.version=" + wazeroVersion()
-		cmd := exec.Command("go", "build", "-ldflags="+ldflags, "-o", precompiler, "./testdata/precompile")
-		cmd.Dir = filepath.Join(testplugins.Root(t), "plugins")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			precompileErr = fmt.Errorf("build the precompiler: %v\n%s", err, out)
-		}
-	})
-	if precompileErr != nil {
-		t.Fatal(precompileErr)
-	}
-	if out, err := exec.Command(precompiler, "-cache", cacheDir(t), path).CombinedOutput(); err != nil {
-		t.Fatalf("precompile %s: %v\n%s", path, err, out)
-	}
-	precompiled.Store(path, true)
 }
 
 // compile compiles a module once per test process and options.
@@ -177,8 +105,8 @@ func compile(t testing.TB, path string, o options) *extism.CompiledPlugin {
 	}
 	timeout := o.timeout
 	if raceEnabled {
-		precompile(t, path)
-		// Under -race every manifest has a timeout, so that every module is
+		// testplugins compiled the module into the shared cache in an
+		// uninstrumented process. Under -race every manifest has a timeout, so that every module is
 		// compiled with close-on-context-done, as testdata/precompile
 		// compiles it (wazero's cache key includes that flag).
 		if timeout == 0 {

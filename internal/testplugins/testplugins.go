@@ -42,15 +42,7 @@ func Root(t testing.TB) string {
 // (GOOS=wasip1 GOARCH=wasm -buildmode=c-shared).
 func Go(t testing.TB, name string) string {
 	t.Helper()
-	root := Root(t)
-	src := filepath.Join(root, "plugins", name)
-	inputs := []string{src, filepath.Join(root, "sdk-guest"), filepath.Join(root, "abi"), filepath.Join(root, "go.mod")}
-	return cached(t, root, name, inputs, func(out string) *exec.Cmd {
-		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, ".")
-		cmd.Dir = src
-		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-		return cmd
-	})
+	return goModule(t, name, filepath.Join(Root(t), "plugins", name), true)
 }
 
 // GoCommand returns plugins/NAME built as a plain wasip1 command (no
@@ -58,32 +50,34 @@ func Go(t testing.TB, name string) string {
 // the host does with one.
 func GoCommand(t testing.TB, name string) string {
 	t.Helper()
-	root := Root(t)
-	src := filepath.Join(root, "plugins", name)
-	inputs := []string{src, filepath.Join(root, "sdk-guest"), filepath.Join(root, "abi"), filepath.Join(root, "go.mod")}
-	return cached(t, root, name+"-command", inputs, func(out string) *exec.Cmd {
-		cmd := exec.Command("go", "build", "-o", out, ".")
-		cmd.Dir = src
-		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-		return cmd
-	})
+	return goModule(t, name+"-command", filepath.Join(Root(t), "plugins", name), false)
 }
 
 // Source returns the path of a Go plugin whose source lives outside
 // plugins/ (hostile test modules under testdata), built like Go.
 func Source(t testing.TB, dir string) string {
 	t.Helper()
-	root := Root(t)
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rel, _ := filepath.Rel(root, abs)
-	name := strings.NewReplacer("/", "_", ".", "_").Replace(rel)
-	inputs := []string{abs, filepath.Join(root, "sdk-guest"), filepath.Join(root, "abi"), filepath.Join(root, "go.mod")}
+	rel, _ := filepath.Rel(Root(t), abs)
+	return goModule(t, strings.NewReplacer("/", "_", ".", "_").Replace(rel), abs, true)
+}
+
+// goModule builds the Go package in src for wasip1, as a reactor or as a
+// command.
+func goModule(t testing.TB, name, src string, reactor bool) string {
+	t.Helper()
+	root := Root(t)
+	inputs := []string{src, filepath.Join(root, "sdk-guest"), filepath.Join(root, "abi"), filepath.Join(root, "go.mod")}
 	return cached(t, root, name, inputs, func(out string) *exec.Cmd {
-		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, ".")
-		cmd.Dir = abs
+		args := []string{"build", "-o", out, "."}
+		if reactor {
+			args = []string{"build", "-buildmode=c-shared", "-o", out, "."}
+		}
+		cmd := exec.Command("go", args...)
+		cmd.Dir = src
 		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 		return cmd
 	})
