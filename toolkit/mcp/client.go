@@ -1,0 +1,329 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/toolkit"
+)
+
+// ServerConfig says how to reach one MCP server and which of its tools
+// to offer.
+type ServerConfig struct {
+	// Name names the server in tool names (mcp__NAME__tool).
+	Name string
+	// Command, Args and Env start a stdio server.
+	Command string
+	Args    []string
+	Env     map[string]string
+	// URL reaches an HTTP server: SSE when the path ends in /sse,
+	// streamable HTTP otherwise. Headers are sent with every request.
+	URL     string
+	Headers map[string]string
+	// Stateless opens a new session for every call (HTTP only).
+	Stateless bool
+	// EnableTools, when not empty, offers only these tools (by the
+	// server's names); DisableTools hides these.
+	EnableTools, DisableTools []string
+	// Timeout bounds each call; 0 means 60 s.
+	Timeout time.Duration
+}
+
+// ClientOptions configure a Client.
+type ClientOptions struct {
+	Logger *slog.Logger
+	// OnToolsChanged is called after the server's tool list changed and
+	// was read again.
+	OnToolsChanged func(*Client)
+}
+
+// Client is a connection to one MCP server whose tools it offers as
+// toolkit tools. The tool list is cached and read again only when the
+// server announces a change; a server that went away is reconnected on
+// the next call.
+type Client struct {
+	cfg  ServerConfig
+	opts ClientOptions
+	log  *slog.Logger
+
+	mu      sync.Mutex
+	session *sdk.ClientSession
+	tools   []*Tool
+}
+
+// Connect connects to a server and reads its tools. A stateless HTTP
+// server is connected for each call instead; Connect only lists its tools.
+func Connect(ctx context.Context, cfg ServerConfig, opts ClientOptions) (*Client, error) {
+	if cfg.Name == "" {
+		return nil, errors.New("mcp server: a name is required")
+	}
+	if (cfg.Command == "") == (cfg.URL == "") {
+		return nil, fmt.Errorf("mcp server %s: give either a command (stdio) or a url (HTTP)", cfg.Name)
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 60 * time.Second
+	}
+	c := &Client{cfg: cfg, opts: opts, log: opts.Logger}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	c.log = c.log.With(slog.String("mcp_server", cfg.Name))
+	if err := c.Refresh(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Name is the server's name.
+func (c *Client) Name() string { return c.cfg.Name }
+
+func (c *Client) transport() sdk.Transport {
+	if c.cfg.URL != "" {
+		hc := newHeaderClient(c.cfg.Headers)
+		if strings.HasSuffix(strings.TrimRight(c.cfg.URL, "/"), "/sse") {
+			return &sdk.SSEClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}
+		}
+		return &sdk.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}
+	}
+	cmd := exec.Command(c.cfg.Command, c.cfg.Args...)
+	cmd.Env = os.Environ()
+	for k, v := range c.cfg.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	return &sdk.CommandTransport{Command: cmd}
+}
+
+// connect opens a session.
+func (c *Client) connect(ctx context.Context) (*sdk.ClientSession, error) {
+	client := sdk.NewClient(&sdk.Implementation{Name: "wasmtools", Version: "dev"}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(ctx context.Context, _ *sdk.ToolListChangedRequest) {
+			go func() {
+				// Outside the notification handler: listing is a request.
+				if err := c.Refresh(context.Background()); err != nil {
+					c.log.Warn("tool list refresh failed", "err", err)
+				}
+			}()
+		},
+	})
+	s, err := client.Connect(ctx, c.transport(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("mcp server %s: connect: %w", c.cfg.Name, err)
+	}
+	return s, nil
+}
+
+// sessionFor returns the live session, connecting when there is none.
+func (c *Client) sessionFor(ctx context.Context) (*sdk.ClientSession, func(), error) {
+	if c.cfg.Stateless {
+		s, err := c.connect(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, func() { s.Close() }, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.session == nil {
+		s, err := c.connect(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		c.session = s
+	}
+	return c.session, func() {}, nil
+}
+
+// drop forgets a broken session so the next call reconnects.
+func (c *Client) drop(s *sdk.ClientSession) {
+	c.mu.Lock()
+	if c.session == s {
+		c.session = nil
+	}
+	c.mu.Unlock()
+	s.Close()
+}
+
+// Refresh reads the server's tool list again.
+func (c *Client) Refresh(ctx context.Context) error {
+	s, done, err := c.sessionFor(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	var tools []*Tool
+	for t, err := range s.Tools(ctx, nil) {
+		if err != nil {
+			if !c.cfg.Stateless {
+				c.drop(s)
+			}
+			return fmt.Errorf("mcp server %s: list tools: %w", c.cfg.Name, err)
+		}
+		if len(c.cfg.EnableTools) > 0 && !slices.Contains(c.cfg.EnableTools, t.Name) || slices.Contains(c.cfg.DisableTools, t.Name) {
+			continue
+		}
+		tools = append(tools, c.newTool(t))
+	}
+	c.mu.Lock()
+	c.tools = tools
+	c.mu.Unlock()
+	if c.opts.OnToolsChanged != nil {
+		c.opts.OnToolsChanged(c)
+	}
+	return nil
+}
+
+// Tools returns the server's tools, from the cache.
+func (c *Client) Tools() []toolkit.Tool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]toolkit.Tool, len(c.tools))
+	for i, t := range c.tools {
+		out[i] = t
+	}
+	return out
+}
+
+// Close ends the session.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	s := c.session
+	c.session = nil
+	c.mu.Unlock()
+	if s != nil {
+		return s.Close()
+	}
+	return nil
+}
+
+// ToolName is the toolkit name of a server's tool: mcp__SERVER__TOOL,
+// with characters outside [A-Za-z0-9_-] replaced by '_'.
+func ToolName(server, tool string) string {
+	clean := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r == '_' || r == '-' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
+				return r
+			}
+			return '_'
+		}, s)
+	}
+	name := "mcp__" + clean(server) + "__" + clean(tool)
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	return name
+}
+
+// Tool is one tool of an MCP server.
+type Tool struct {
+	c      *Client
+	remote string // the server's name for it
+	spec   toolkit.Spec
+}
+
+func (c *Client) newTool(t *sdk.Tool) *Tool {
+	schema, _ := json.Marshal(t.InputSchema)
+	if len(schema) == 0 || string(schema) == "null" {
+		schema = []byte(`{"type":"object"}`)
+	}
+	return &Tool{c: c, remote: t.Name, spec: toolkit.Spec{
+		Name:            ToolName(c.cfg.Name, t.Name),
+		Description:     t.Description,
+		InputSchema:     schema,
+		ReadOnly:        t.Annotations != nil && t.Annotations.ReadOnlyHint,
+		ConcurrencySafe: t.Annotations != nil && t.Annotations.ReadOnlyHint,
+		Source:          toolkit.Source{Kind: toolkit.SourceMCP, Name: c.cfg.Name},
+	}}
+}
+
+// Spec implements toolkit.Tool.
+func (t *Tool) Spec() toolkit.Spec { return t.spec }
+
+// CheckPermissions implements toolkit.Tool: a tool the server does not
+// mark read-only asks (read-only ones are allowed by the engine before).
+func (t *Tool) CheckPermissions(context.Context, toolkit.Input, *permission.Context) (permission.Decision, error) {
+	return permission.AskDecision(fmt.Sprintf("Run %s on the MCP server %s?", t.remote, t.c.cfg.Name), "MCP tools ask unless read-only"), nil
+}
+
+// Call implements toolkit.Caller. A call on a broken session reconnects
+// once before it fails.
+func (t *Tool) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
+	return func(yield func(*toolkit.Chunk, error) bool) {
+		ctx, cancel := context.WithTimeout(ctx, t.c.cfg.Timeout)
+		defer cancel()
+		var res *sdk.CallToolResult
+		var err error
+		for attempt := 0; attempt < 2; attempt++ {
+			var s *sdk.ClientSession
+			var done func()
+			s, done, err = t.c.sessionFor(ctx)
+			if err != nil {
+				break
+			}
+			res, err = s.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: map[string]any(in)})
+			done()
+			if err == nil || ctx.Err() != nil || t.c.cfg.Stateless {
+				break
+			}
+			// The session may have died with its server: reconnect once.
+			t.c.log.Warn("call failed; reconnecting", "tool", t.remote, "err", err)
+			t.c.drop(s)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				yield(nil, fmt.Errorf("mcp server %s: %s: %w", t.c.cfg.Name, t.remote, ctx.Err()))
+				return
+			}
+			yield(nil, fmt.Errorf("mcp server %s is not reachable (%v); it will be tried again on the next call", t.c.cfg.Name, err))
+			return
+		}
+		c := &toolkit.Chunk{State: toolkit.StateSuccess, Last: true, Content: fromContent(res.Content)}
+		if res.IsError {
+			c.State = toolkit.StateError
+		}
+		if res.StructuredContent != nil {
+			c.Metadata = map[string]any{"structured_content": res.StructuredContent}
+		}
+		yield(c, nil)
+	}
+}
+
+// fromContent maps MCP content to blocks: text as text, images and audio
+// as data, resources as their text or bytes, links as text.
+func fromContent(in []sdk.Content) []toolkit.Block {
+	var out []toolkit.Block
+	for _, c := range in {
+		switch c := c.(type) {
+		case *sdk.TextContent:
+			out = append(out, toolkit.TextBlock(c.Text))
+		case *sdk.ImageContent:
+			out = append(out, toolkit.DataBlock(c.MIMEType, c.Data))
+		case *sdk.AudioContent:
+			out = append(out, toolkit.DataBlock(c.MIMEType, c.Data))
+		case *sdk.EmbeddedResource:
+			if c.Resource == nil {
+				continue
+			}
+			if c.Resource.Text != "" || c.Resource.Blob == nil {
+				out = append(out, toolkit.TextBlock(c.Resource.Text))
+			} else {
+				out = append(out, toolkit.DataBlock(c.Resource.MIMEType, c.Resource.Blob))
+			}
+		case *sdk.ResourceLink:
+			out = append(out, toolkit.TextBlock(fmt.Sprintf("[resource %s: %s]", c.Name, c.URI)))
+		}
+	}
+	return out
+}

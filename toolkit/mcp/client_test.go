@@ -1,0 +1,154 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmtools/wasmtools/internal/testplugins"
+	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/toolkit"
+)
+
+// everything returns the path of the reference MCP server
+// @modelcontextprotocol/server-everything, which .ci/run installs under
+// build/npm (or WASMTOOLS_MCP_EVERYTHING names).
+func everything(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("WASMTOOLS_MCP_EVERYTHING"); p != "" {
+		return p
+	}
+	p := filepath.Join(testplugins.Root(t), "build", "npm", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("the reference MCP server is not installed: run `npm install --prefix build/npm @modelcontextprotocol/server-everything` (as .ci/run does): %v", err)
+	}
+	return p
+}
+
+func callTool(t *testing.T, tk *toolkit.Toolkit, name, args string) *toolkit.Response {
+	t.Helper()
+	turn, err := tk.NewTurn(context.Background(), "s", []toolkit.Call{{Name: name, Arguments: args}}, toolkit.TurnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := turn.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return turn.Responses()[0]
+}
+
+func checkClient(t *testing.T, c *Client) {
+	t.Helper()
+	ctx := context.Background()
+	tk := toolkit.New(toolkit.Options{})
+	for _, tool := range c.Tools() {
+		if err := tk.Register(tool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	echo := ToolName("everything", "echo")
+	if _, ok := tk.Tool(echo); !ok {
+		t.Fatalf("no %s among %d tools", echo, len(c.Tools()))
+	}
+	// readOnlyHint: allowed; others ask.
+	d, err := tk.Check(ctx, "s", toolkit.Call{Name: echo, Arguments: `{"message":"hi"}`}, toolkit.CheckOptions{})
+	if err != nil || d.Behavior != permission.Allow {
+		t.Errorf("echo: %+v %v", d, err)
+	}
+	toggle := ToolName("everything", "toggle-simulated-logging")
+	if _, ok := tk.Tool(toggle); ok {
+		d, err := tk.Check(ctx, "s", toolkit.Call{Name: toggle, Arguments: `{}`}, toolkit.CheckOptions{})
+		if err != nil || d.Behavior != permission.Ask {
+			t.Errorf("toggle: %+v %v", d, err)
+		}
+	}
+	r := callTool(t, tk, echo, `{"message":"hello"}`)
+	if r.State != toolkit.StateSuccess || !strings.Contains(r.Text(), "hello") {
+		t.Errorf("echo call: %s %q", r.State, r.Text())
+	}
+	img := ToolName("everything", "get-tiny-image")
+	if _, ok := tk.Tool(img); ok {
+		r := callTool(t, tk, img, `{}`)
+		found := false
+		for _, b := range r.Content {
+			if b.Type == toolkit.BlockData && strings.HasPrefix(b.MediaType, "image/") && len(b.Data) > 0 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("tiny image: %+v", r.Content)
+		}
+	}
+}
+
+func TestClientStdio(t *testing.T) {
+	c, err := Connect(context.Background(), ServerConfig{Name: "everything", Command: "node", Args: []string{everything(t), "stdio"}}, ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	checkClient(t, c)
+
+	// Filters by the server's tool names.
+	f, err := Connect(context.Background(), ServerConfig{Name: "everything", Command: "node", Args: []string{everything(t), "stdio"}, EnableTools: []string{"echo", "get-sum"}}, ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if n := len(f.Tools()); n != 2 {
+		t.Errorf("enable filter: %d tools", n)
+	}
+}
+
+func TestClientStreamableHTTP(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cmd := exec.Command("node", everything(t), "streamableHttp")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			conn.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the streamable HTTP server did not start")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	for _, stateless := range []bool{false, true} {
+		c, err := Connect(context.Background(), ServerConfig{Name: "everything", URL: url, Stateless: stateless}, ClientOptions{})
+		if err != nil {
+			t.Fatalf("stateless=%v: %v", stateless, err)
+		}
+		checkClient(t, c)
+		c.Close()
+	}
+}
+
+func TestToolName(t *testing.T) {
+	for in, want := range map[[2]string]string{
+		{"github", "create_issue"}: "mcp__github__create_issue",
+		{"my server", "a.b/c"}:     "mcp__my_server__a_b_c",
+	} {
+		if got := ToolName(in[0], in[1]); got != want {
+			t.Errorf("ToolName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
