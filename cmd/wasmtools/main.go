@@ -285,6 +285,7 @@ type permFlags struct {
 	workdirs         []string // absolute
 	allow, deny, ask []permission.Rule
 	plugins          []string // plugin folders, absolute
+	mcpConfigs       []string // MCP server configuration files
 }
 
 func (p *permFlags) register(fs *flag.FlagSet) {
@@ -308,6 +309,10 @@ func (p *permFlags) register(fs *flag.FlagSet) {
 	fs.Func("allow", "allow `rule`, such as upper or 'Bash(npm run:*)'; repeatable", ruleList(&p.allow))
 	fs.Func("deny", "deny `rule`: calls it matches are denied; repeatable", ruleList(&p.deny))
 	fs.Func("ask", "ask `rule`: calls it matches ask first; repeatable", ruleList(&p.ask))
+	fs.Func("mcp-config", "offer the tools of the MCP servers in `file` ({\"mcpServers\": {NAME: {\"command\", \"args\", \"env\"} or {\"url\", \"headers\"}}}); repeatable", func(s string) error {
+		p.mcpConfigs = append(p.mcpConfigs, s)
+		return nil
+	})
 	fs.Func("plugins", "load every .wasm plugin in `dir`ectory (grants from each NAME.json beside NAME.wasm); repeatable", func(s string) error {
 		dir, err := filepath.Abs(s)
 		if err != nil {

@@ -59,12 +59,22 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	tk, closeTools, err := newToolkit(ctx, e, toolkit.Options{Permission: *pc, Logger: e.log}, pf.plugins)
+	// The MCP server offers what the toolkit holds; when that changes (an
+	// MCP server's tool list changed), it refreshes and tells its clients.
+	var srv *mcp.Server
+	onChange := func(toolkit.Change) {
+		if srv != nil {
+			if err := srv.Refresh(context.Background()); err != nil {
+				e.log.Warn("tool list refresh failed", "err", err)
+			}
+		}
+	}
+	tk, closeTools, err := newToolkit(ctx, e, toolkit.Options{Permission: *pc, Logger: e.log, OnChange: onChange}, pf.plugins, pf.mcpConfigs)
 	if err != nil {
 		return err
 	}
 	defer closeTools()
-	srv := mcp.NewServer(tk, mcp.ServerOptions{Name: "wasmtools", Version: versionString(), Logger: e.log})
+	srv = mcp.NewServer(tk, mcp.ServerOptions{Name: "wasmtools", Version: versionString(), Logger: e.log})
 	if err := srv.Refresh(ctx); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmtools/wasmtools/internal/testplugins"
 )
 
 // serveSession starts `wasmtools serve` as a process and connects an MCP
@@ -111,5 +114,31 @@ func TestServeElicitation(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "d")); err == nil {
 		t.Fatal("the declined command ran")
+	}
+}
+
+// TestMCPConfig: the tools of the servers an --mcp-config file names are
+// listed, checked and called like the others.
+func TestMCPConfig(t *testing.T) {
+	server := filepath.Join(testplugins.Root(t), "build", "npm", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	if _, err := os.Stat(server); err != nil {
+		t.Fatalf("the reference MCP server is not installed (see .ci/run): %v", err)
+	}
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	data := fmt.Sprintf(`{"mcpServers": {"everything": {"command": "node", "args": [%q, "stdio"]}}}`, server)
+	if err := os.WriteFile(cfg, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runBinary(t, nil, "", "list", "--json", "--mcp-config", cfg)
+	if r.code != exitOK || !strings.Contains(r.stdout, `"mcp__everything__echo"`) {
+		t.Fatalf("list: %s", r)
+	}
+	r = runBinary(t, nil, "", "call", "mcp__everything__echo", `{"message":"via mcp"}`, "--mcp-config", cfg)
+	if r.code != exitOK || !strings.Contains(r.stdout, "via mcp") {
+		t.Fatalf("call: %s", r)
+	}
+	r = runBinary(t, nil, "", "list", "--mcp-config", filepath.Join(t.TempDir(), "missing.json"))
+	if r.code == exitOK || !strings.Contains(r.stderr, "missing.json") {
+		t.Fatalf("missing config: %s", r)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/wasmtools/wasmtools/host"
 	"github.com/wasmtools/wasmtools/toolkit"
 	"github.com/wasmtools/wasmtools/toolkit/builtin"
+	"github.com/wasmtools/wasmtools/toolkit/mcp"
 )
 
 // demoToolsEnv names the environment variable that, set to 1, registers
@@ -21,7 +22,7 @@ const demoToolsEnv = "WASMTOOLS_DEMO_TOOLS"
 // --plugins folders, and (with WASMTOOLS_DEMO_TOOLS=1) the demo tools.
 // A plugin that fails to load is reported and skipped: one broken file
 // never stops the others. The returned function releases the plugins.
-func newToolkit(ctx context.Context, e *env, opts toolkit.Options, pluginDirs []string) (*toolkit.Toolkit, func(), error) {
+func newToolkit(ctx context.Context, e *env, opts toolkit.Options, pluginDirs, mcpConfigs []string) (*toolkit.Toolkit, func(), error) {
 	tk := toolkit.New(opts)
 	files := builtin.FileOptions{}
 	tools := []toolkit.Tool{
@@ -41,15 +42,74 @@ func newToolkit(ctx context.Context, e *env, opts toolkit.Options, pluginDirs []
 			return nil, nil, fmt.Errorf("register the demo tools: %w", err)
 		}
 	}
-	closeAll := func() {}
+	var closers []func()
+	closeAll := func() {
+		for _, c := range closers {
+			c()
+		}
+	}
 	if len(pluginDirs) > 0 {
-		var err error
-		closeAll, err = loadPlugins(ctx, e, tk, pluginDirs)
+		c, err := loadPlugins(ctx, e, tk, pluginDirs)
 		if err != nil {
 			return nil, nil, err
 		}
+		closers = append(closers, c)
+	}
+	if len(mcpConfigs) > 0 {
+		c, err := connectMCP(ctx, e, tk, mcpConfigs)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		closers = append(closers, c)
 	}
 	return tk, closeAll, nil
+}
+
+// connectMCP connects to the MCP servers of the configuration files and
+// registers their tools; a server that cannot be reached is reported and
+// skipped. When a server's tool list changes, the toolkit follows.
+func connectMCP(ctx context.Context, e *env, tk *toolkit.Toolkit, files []string) (func(), error) {
+	var clients []*mcp.Client
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("--mcp-config: %w", err)
+		}
+		servers, err := mcp.ParseServers(file, data)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range servers {
+			registered := map[string]bool{}
+			sync := func(c *mcp.Client) {
+				now := map[string]bool{}
+				for _, t := range c.Tools() {
+					now[t.Spec().Name] = true
+					if err := tk.Register(t, toolkit.Replacing()); err != nil {
+						e.log.Warn("MCP tool not registered", "server", c.Name(), "tool", t.Spec().Name, "err", err)
+					}
+				}
+				for name := range registered {
+					if !now[name] {
+						_ = tk.Unregister(name)
+					}
+				}
+				registered = now
+			}
+			c, err := mcp.Connect(ctx, s, mcp.ClientOptions{Logger: e.log, OnToolsChanged: sync})
+			if err != nil {
+				e.log.Warn("MCP server not connected", "server", s.Name, "err", err)
+				continue
+			}
+			clients = append(clients, c)
+		}
+	}
+	return func() {
+		for _, c := range clients {
+			c.Close()
+		}
+	}, nil
 }
 
 // loadPlugins loads the .wasm files of the folders (compiling them in

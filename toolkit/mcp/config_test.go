@@ -1,0 +1,33 @@
+package mcp
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseServers(t *testing.T) {
+	good := `{"mcpServers": {
+  "everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"], "env": {"A": "1"}},
+  "remote": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}, "disable_tools": ["rm"]}
+}}`
+	servers, err := ParseServers("mcp.json", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(servers) != 2 || servers[0].Name != "everything" || servers[0].Args[1] != "@modelcontextprotocol/server-everything" ||
+		servers[1].URL != "https://example.com/mcp" || servers[1].Headers["Authorization"] != "Bearer x" || servers[1].DisableTools[0] != "rm" {
+		t.Fatalf("%+v", servers)
+	}
+	for in, want := range map[string]string{
+		"{\n  \"mcpServers\": {\n    \"a\": {\"command\": }\n  }\n}": "mcp.json:3:",
+		`{"mcpServers": {"a": {}}}`:                                    "give \"command\"",
+		`{"mcpServers": {"a": {"command": "x", "url": "y"}}}`:          "not both",
+		`{"mcpServers": {"a": {"comand": "x"}}}`:                       "mcpServers.a",
+		`{"servers": {}}`:                                              "no \"mcpServers\"",
+		`{"mcpServers": {"a": {"args": "x", "command": "y"}}}`:         "mcpServers.a",
+	} {
+		if _, err := ParseServers("mcp.json", []byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
+	}
+}
