@@ -20,11 +20,11 @@ func TestParseServers(t *testing.T) {
 	}
 	for in, want := range map[string]string{
 		"{\n  \"mcpServers\": {\n    \"a\": {\"command\": }\n  }\n}": "mcp.json:3:",
-		`{"mcpServers": {"a": {}}}`:                                    "give \"command\"",
-		`{"mcpServers": {"a": {"command": "x", "url": "y"}}}`:          "not both",
-		`{"mcpServers": {"a": {"comand": "x"}}}`:                       "mcpServers.a",
-		`{"servers": {}}`:                                              "no \"mcpServers\"",
-		`{"mcpServers": {"a": {"args": "x", "command": "y"}}}`:         "mcpServers.a",
+		`{"mcpServers": {"a": {}}}`:                                  "give \"command\"",
+		`{"mcpServers": {"a": {"command": "x", "url": "y"}}}`:        "not both",
+		`{"mcpServers": {"a": {"comand": "x"}}}`:                     "mcpServers.a",
+		`{"servers": {}}`:                                            "no \"mcpServers\"",
+		`{"mcpServers": {"a": {"args": "x", "command": "y"}}}`:       "mcpServers.a",
 	} {
 		if _, err := ParseServers("mcp.json", []byte(in)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", in, err, want)
