@@ -59,6 +59,10 @@ type Host struct {
 	opts  Options
 	log   *slog.Logger
 	cache wazero.CompilationCache
+	// schemaDir keeps each module's schema answer by module hash, so that
+	// a restart needs no instance to know a plugin's tools; "" when the
+	// disk cache is off.
+	schemaDir string
 	// noTimeout leaves out the termination checks that per-call timeouts
 	// compile into the guest (for the benchmark that measures their cost).
 	noTimeout bool
@@ -92,6 +96,7 @@ func New(opts Options) (*Host, error) {
 			return nil, fmt.Errorf("compilation cache in %s: %w (set another directory, or \"off\")", dir, err)
 		}
 		h.cache = c
+		h.schemaDir = filepath.Join(dir, "schemas")
 	}
 	return h, nil
 }
@@ -313,8 +318,12 @@ func (p *Plugin) loadWasmtools(ctx context.Context) error {
 			return fmt.Errorf("plugin %s: export %s must have the type () -> i32", p.Name, name)
 		}
 	}
-	req, _ := json.Marshal(abi.SchemaRequest{ABI: abi.Version, Host: "wasmtools/" + p.host.opts.Version})
-	out, err := p.callExport(ctx, abi.ExportSchema, req, nil, false)
+	out, cached := p.host.cachedSchema(p.SHA256)
+	var err error
+	if !cached {
+		req, _ := json.Marshal(abi.SchemaRequest{ABI: abi.Version, Host: "wasmtools/" + p.host.opts.Version})
+		out, err = p.callExport(ctx, abi.ExportSchema, req, nil, false)
+	}
 	if err != nil {
 		if p.exports["_start"] && !p.exports["_initialize"] {
 			return fmt.Errorf("plugin %s: schema failed (%v); the module is a WASI command (it exports _start): build it as a reactor (Go: -buildmode=c-shared; Rust: crate-type cdylib)", p.Name, err)
@@ -331,6 +340,11 @@ func (p *Plugin) loadWasmtools(ctx context.Context) error {
 	if len(s.Tools) == 0 {
 		return fmt.Errorf("plugin %s: its schema lists no tools", p.Name)
 	}
+	defer func() {
+		if !cached && len(p.tools) == len(s.Tools) {
+			p.host.storeSchema(p.SHA256, out)
+		}
+	}()
 	seen := map[string]bool{}
 	for _, t := range s.Tools {
 		if err := validToolSpec(t); err != nil {
@@ -689,4 +703,46 @@ func (p *Plugin) Idle() int {
 	p.pool.mu.Lock()
 	defer p.pool.mu.Unlock()
 	return len(p.pool.idle)
+}
+
+// cachedSchema returns a module's schema answer from an earlier load: the
+// same bytes answer the same request the same way.
+func (h *Host) cachedSchema(sha string) ([]byte, bool) {
+	if h.schemaDir == "" {
+		return nil, false
+	}
+	b, err := os.ReadFile(h.schemaPath(sha))
+	return b, err == nil
+}
+
+// schemaPath names a cached schema by module hash, ABI version and host
+// version (the schema request carries both).
+func (h *Host) schemaPath(sha string) string {
+	v := strings.Map(func(r rune) rune {
+		if r == '.' || r == '-' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
+			return r
+		}
+		return '_'
+	}, h.opts.Version)
+	return filepath.Join(h.schemaDir, fmt.Sprintf("%s.abi%d.%s.json", sha, abi.Version, v))
+}
+
+// storeSchema keeps a validated schema answer, written atomically.
+func (h *Host) storeSchema(sha string, b []byte) {
+	if h.schemaDir == "" {
+		return
+	}
+	if err := os.MkdirAll(h.schemaDir, 0o755); err != nil {
+		return
+	}
+	final := h.schemaPath(sha)
+	tmp, err := os.CreateTemp(h.schemaDir, ".schema-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(b)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), final) != nil {
+		os.Remove(tmp.Name())
+	}
 }

@@ -322,3 +322,28 @@ func TestServletModule(t *testing.T) {
 		t.Errorf("touch: %s %q", r.State, r.Text())
 	}
 }
+
+// TestSchemaCache: a second load of the same module takes its tools from
+// the schema cache, without an instance, and behaves the same.
+func TestSchemaCache(t *testing.T) {
+	dir := t.TempDir()
+	path := testplugins.Go(t, "hash")
+	for i := range 2 {
+		h, err := New(Options{CacheDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := h.LoadFile(context.Background(), path, Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if idle := p.Idle(); (i == 0 && idle != 1) || (i == 1 && idle != 0) {
+			t.Errorf("load %d: %d warm instances", i, idle)
+		}
+		if r, _ := call(t, kit(t, bypass, p), "hash", `{"text":"abc"}`); r.State != toolkit.StateSuccess {
+			t.Errorf("load %d: %q", i, r.Text())
+		}
+		p.Close(context.Background())
+		h.Close(context.Background())
+	}
+}
