@@ -142,3 +142,34 @@ func TestMCPConfig(t *testing.T) {
 		t.Fatalf("missing config: %s", r)
 	}
 }
+
+// TestServeAskUser: AskUser's questions reach the user as an elicitation
+// form and the answers come back to the model.
+func TestServeAskUser(t *testing.T) {
+	ctx := context.Background()
+	var asked string
+	cs := serveSession(t, t.TempDir(), func(r *sdk.ElicitRequest) *sdk.ElicitResult {
+		asked = r.Params.Message
+		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"q1": "Blue", "q2_other": "tabs, always"}}
+	})
+	args := map[string]any{"questions": []any{
+		map[string]any{"question": "Which color?", "header": "Color", "options": []any{
+			map[string]any{"label": "Blue", "description": "calm"}, map[string]any{"label": "Red", "description": "bold"}}},
+		map[string]any{"question": "Indent with?", "header": "Indent", "options": []any{
+			map[string]any{"label": "Spaces", "description": "4"}, map[string]any{"label": "Tabs", "description": "1"}}},
+	}}
+	r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "AskUser", Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := resultText(r)
+	if r.IsError || !strings.Contains(text, "Blue") || !strings.Contains(text, "tabs, always") || !strings.Contains(asked, "Which color?") {
+		t.Fatalf("AskUser: error=%v %q (asked %q)", r.IsError, text, asked)
+	}
+	// A client without elicitation is told so.
+	plain := serveSession(t, t.TempDir(), nil)
+	r, err = plain.CallTool(ctx, &sdk.CallToolParams{Name: "AskUser", Arguments: args})
+	if err != nil || !r.IsError || !strings.Contains(resultText(r), "cannot ask") {
+		t.Fatalf("AskUser without elicitation: %v %q", err, resultText(r))
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/builtin"
 )
 
 // ServerOptions configure a Server.
@@ -157,9 +158,16 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 			return errorResult("This approval is unknown or has expired; call the tool again."), nil
 		}
 		turn = p.turn
-		ans, _ := req.Params.InputResponses[confirmInputID].(*sdk.ElicitResult)
-		if err := turn.Confirm(p.callID, approvalFrom(ans, p.decision)); err != nil {
-			return nil, err
+		if p.external != nil {
+			ans, _ := req.Params.InputResponses[askInputID].(*sdk.ElicitResult)
+			if err := turn.SubmitResult(p.callID, answerFrom(ans, p.external)); err != nil {
+				return nil, err
+			}
+		} else {
+			ans, _ := req.Params.InputResponses[confirmInputID].(*sdk.ElicitResult)
+			if err := turn.Confirm(p.callID, approvalFrom(ans, p.decision)); err != nil {
+				return nil, err
+			}
 		}
 	} else {
 		var err error
@@ -190,7 +198,18 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 				RequestState:  token,
 			}, nil
 		case toolkit.StatusNeedsExternal:
-			return errorResult(fmt.Sprintf("%s is executed by the client, and this server cannot hand it over yet.", out.Call.Name)), nil
+			questions, err := builtin.ParseAskUserInput(out.External.Input)
+			if out.Call.Name != builtin.AskUserName || err != nil || !canElicit(req.Session) {
+				return errorResult(fmt.Sprintf("%s needs the user, and this MCP client cannot ask them (it does not support elicitation).", out.Call.Name)), nil
+			}
+			token := s.putPending(sid, out.Call.ID, turn, permission.Decision{})
+			s.mu.Lock()
+			s.pending[token].external = questions
+			s.mu.Unlock()
+			return &sdk.CallToolResult{
+				InputRequests: sdk.InputRequestMap{askInputID: askElicitation(questions)},
+				RequestState:  token,
+			}, nil
 		default:
 			return errorResult("the call could not be completed"), nil
 		}
@@ -212,7 +231,63 @@ type pending struct {
 	callID   string
 	turn     *toolkit.Turn
 	decision permission.Decision
+	// external holds the questions of an AskUser call waiting for its
+	// answers (nil for a confirmation).
+	external []builtin.AskUserQuestion
 	expires  time.Time
+}
+
+// askInputID names AskUser's questions among a result's input requests.
+const askInputID = "ask_user"
+
+// askElicitation puts AskUser's questions to the user as one form: a
+// choice per question (a comma-separated list for multi-select ones) and
+// a free-text "other" answer.
+func askElicitation(questions []builtin.AskUserQuestion) *sdk.ElicitParams {
+	props := map[string]any{}
+	var msg strings.Builder
+	msg.WriteString("The assistant asks:")
+	for i, q := range questions {
+		var labels []any
+		var opts []string
+		for _, o := range q.Options {
+			labels = append(labels, o.Label)
+			opts = append(opts, fmt.Sprintf("%s (%s)", o.Label, o.Description))
+		}
+		fmt.Fprintf(&msg, "\n%d. [%s] %s %s", i+1, q.Header, q.Question, q.Context)
+		if q.MultiSelect {
+			props[fmt.Sprintf("q%d", i+1)] = map[string]any{"type": "string", "title": q.Header,
+				"description": q.Question + " Choose any of, separated by commas: " + strings.Join(opts, "; ")}
+		} else {
+			props[fmt.Sprintf("q%d", i+1)] = map[string]any{"type": "string", "title": q.Header, "enum": labels,
+				"description": q.Question + " " + strings.Join(opts, "; ")}
+		}
+		props[fmt.Sprintf("q%d_other", i+1)] = map[string]any{"type": "string", "title": q.Header + ": other",
+			"description": "Or answer in your own words"}
+	}
+	return &sdk.ElicitParams{Message: msg.String(), RequestedSchema: map[string]any{"type": "object", "properties": props}}
+}
+
+// answerFrom turns the form back into AskUser's result; a declined form
+// is an answer too (the model learns the user did not answer).
+func answerFrom(res *sdk.ElicitResult, questions []builtin.AskUserQuestion) *toolkit.Response {
+	if res == nil || res.Action != "accept" {
+		r := &toolkit.Response{State: toolkit.StateError, Content: []toolkit.Block{toolkit.TextBlock("The user did not answer the questions.")}}
+		return r
+	}
+	answers := make([]builtin.Answer, len(questions))
+	for i, q := range questions {
+		answers[i] = builtin.Answer{Question: q.Question, Selected: []string{}}
+		if v, _ := res.Content[fmt.Sprintf("q%d", i+1)].(string); v != "" {
+			for _, part := range strings.Split(v, ",") {
+				if part = strings.TrimSpace(part); part != "" {
+					answers[i].Selected = append(answers[i].Selected, part)
+				}
+			}
+		}
+		answers[i].Other, _ = res.Content[fmt.Sprintf("q%d_other", i+1)].(string)
+	}
+	return builtin.AskUserAnswer(answers)
 }
 
 func (s *Server) putPending(session, callID string, turn *toolkit.Turn, d permission.Decision) string {
