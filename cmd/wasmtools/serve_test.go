@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -171,5 +172,58 @@ func TestServeAskUser(t *testing.T) {
 	r, err = plain.CallTool(ctx, &sdk.CallToolParams{Name: "AskUser", Arguments: args})
 	if err != nil || !r.IsError || !strings.Contains(resultText(r), "cannot ask") {
 		t.Fatalf("AskUser without elicitation: %v %q", err, resultText(r))
+	}
+}
+
+// TestServeGroups: tools/list follows the session's active groups, and
+// reset_tools tells the client the list changed.
+func TestServeGroups(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.Command(binary, "serve", "--workdir", t.TempDir())
+	cmd.Env = append(os.Environ(), demoToolsEnv+"=1")
+	changed := make(chan struct{}, 4)
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	names := func() map[string]*sdk.Tool {
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]*sdk.Tool{}
+		for _, tool := range res.Tools {
+			out[tool.Name] = tool
+		}
+		return out
+	}
+	tools := names()
+	if tools["upper"] == nil || tools["reset_tools"] == nil {
+		t.Fatalf("tools %v", tools)
+	}
+	if schema, _ := json.Marshal(tools["reset_tools"].InputSchema); !strings.Contains(string(schema), "active now") {
+		t.Errorf("reset_tools schema does not show the active group: %s", schema)
+	}
+	r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "reset_tools", Arguments: map[string]any{}})
+	if err != nil || r.IsError {
+		t.Fatalf("reset_tools: %v %q", err, resultText(r))
+	}
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notifications/tools/list_changed after reset_tools")
+	}
+	if tools := names(); tools["upper"] != nil || tools["echo"] == nil {
+		t.Errorf("after deactivating the group, tools/list still offers upper: %v", tools)
+	}
+	// The tool of the inactive group answers with what to call.
+	r, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "upper", Arguments: map[string]any{"text": "x"}})
+	if err != nil || !r.IsError || !strings.Contains(resultText(r), "reset_tools") {
+		t.Errorf("inactive tool: %v %q", err, resultText(r))
 	}
 }

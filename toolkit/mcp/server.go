@@ -61,7 +61,50 @@ func NewServer(tk *toolkit.Toolkit, opts ServerOptions) *Server {
 		Instructions: opts.Instructions,
 		Logger:       s.log,
 	})
+	s.sdk.AddReceivingMiddleware(s.sessionToolList)
 	return s
+}
+
+// sessionToolList narrows tools/list to what the asking session sees: the
+// tools of its active groups, and reset_tools with the schema that shows
+// which groups are active now. (Every tool stays registered with the SDK,
+// so that a call to a tool of an inactive group gets the toolkit's answer
+// saying which group to activate.)
+func (s *Server) sessionToolList(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		res, err := next(ctx, method, req)
+		if err != nil || method != "tools/list" {
+			return res, err
+		}
+		list, ok := res.(*sdk.ListToolsResult)
+		ss, ok2 := req.GetSession().(*sdk.ServerSession)
+		if !ok || !ok2 {
+			return res, nil
+		}
+		defs, err := s.tk.Definitions(ctx, s.sessionID(ss), &toolkit.View{Mode: toolkit.ViewToolkitOnly})
+		if err != nil {
+			return res, nil
+		}
+		visible := map[string]toolkit.Definition{}
+		for _, d := range defs {
+			visible[d.Name] = d
+		}
+		out := *list
+		out.Tools = nil
+		for _, t := range list.Tools {
+			d, ok := visible[t.Name]
+			if !ok {
+				continue
+			}
+			if t.Name == toolkit.ResetToolsName {
+				cp := *t
+				cp.InputSchema = d.InputSchema
+				t = &cp
+			}
+			out.Tools = append(out.Tools, t)
+		}
+		return &out, nil
+	}
 }
 
 // SDK returns the underlying MCP server, for transports (stdio, HTTP).
@@ -102,6 +145,25 @@ func (s *Server) Refresh(ctx context.Context) error {
 		s.tools[t.Name] = true
 	}
 	return nil
+}
+
+// announceToolsChanged sends notifications/tools/list_changed: the SDK
+// sends it when a tool is (re)added, so reset_tools is added again as it
+// is. Every session is told; each lists its own tools again.
+func (s *Server) announceToolsChanged() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, info := range s.tk.Tools() {
+		if info.Spec.Name != toolkit.ResetToolsName {
+			continue
+		}
+		defs := toolkit.MCP(defsForAll(s.tk, nil))
+		for _, t := range defs {
+			if t.Name == toolkit.ResetToolsName {
+				s.sdk.AddTool(&sdk.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}, s.handle)
+			}
+		}
+	}
 }
 
 // defsForAll returns definitions for every registered tool, whatever
@@ -184,6 +246,9 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 		out := turn.Outcomes()[0]
 		switch out.Status {
 		case toolkit.StatusDone:
+			if out.Call.Name == toolkit.ResetToolsName && out.Response.State == toolkit.StateSuccess {
+				s.announceToolsChanged()
+			}
 			return toResult(out.Response), nil
 		case toolkit.StatusNeedsConfirmation:
 			if !canElicit(req.Session) {
