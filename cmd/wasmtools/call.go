@@ -68,7 +68,7 @@ func runCall(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	tk, closeTools, err := newToolkit(ctx, e, toolkit.Options{Permission: *pc, Logger: e.log}, pf.plugins, pf.mcpConfigs)
+	tk, closeTools, err := newToolkit(ctx, e, toolkit.Options{Permission: *pc, Logger: e.log}, &pf)
 	if err != nil {
 		return err
 	}

@@ -114,7 +114,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	store := toolkit.NewMemoryStore()
-	tk, closeTools, err := newToolkit(ctx, e, toolkit.Options{Permission: *pc, Logger: e.log, Store: store}, pf.plugins, pf.mcpConfigs)
+	tk, closeTools, err := newToolkit(ctx, e, toolkit.Options{Permission: *pc, Logger: e.log, Store: store}, &pf)
 	if err != nil {
 		return err
 	}

@@ -286,6 +286,9 @@ type permFlags struct {
 	allow, deny, ask []permission.Rule
 	plugins          []string // plugin folders, absolute
 	mcpConfigs       []string // MCP server configuration files
+	modeSet          bool     // --mode was given
+	configPath       string   // --config, or "" for ./wasmtools.yaml if present
+	config           *config  // the configuration read, if any
 }
 
 func (p *permFlags) register(fs *flag.FlagSet) {
@@ -295,7 +298,7 @@ func (p *permFlags) register(fs *flag.FlagSet) {
 		if err != nil {
 			return err
 		}
-		p.mode = m
+		p.mode, p.modeSet = m, true
 		return nil
 	})
 	fs.Func("workdir", "working `dir`ectory in which edits may be allowed; repeatable (default: the current directory)", func(s string) error {
@@ -309,6 +312,7 @@ func (p *permFlags) register(fs *flag.FlagSet) {
 	fs.Func("allow", "allow `rule`, such as upper or 'Bash(npm run:*)'; repeatable", ruleList(&p.allow))
 	fs.Func("deny", "deny `rule`: calls it matches are denied; repeatable", ruleList(&p.deny))
 	fs.Func("ask", "ask `rule`: calls it matches ask first; repeatable", ruleList(&p.ask))
+	fs.StringVar(&p.configPath, "config", "", "read the configuration from `file` (default: wasmtools.yaml in the current directory, if present)")
 	fs.Func("mcp-config", "offer the tools of the MCP servers in `file` ({\"mcpServers\": {NAME: {\"command\", \"args\", \"env\"} or {\"url\", \"headers\"}}}); repeatable", func(s string) error {
 		p.mcpConfigs = append(p.mcpConfigs, s)
 		return nil
@@ -337,6 +341,15 @@ func ruleList(rules *[]permission.Rule) func(string) error {
 // context returns the permission configuration the flags describe. With
 // no --workdir, the current directory is the working directory.
 func (p *permFlags) context() (*permission.Context, error) {
+	path, explicit := p.configPath, p.configPath != ""
+	if !explicit {
+		path = defaultConfig
+	}
+	c, err := loadConfig(path, explicit)
+	if err != nil {
+		return nil, err
+	}
+	c.apply(p)
 	if len(p.workdirs) == 0 {
 		wd, err := os.Getwd()
 		if err != nil {

@@ -69,7 +69,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
-	tk, closeTools, err := newToolkit(ctx, e, toolkit.Options{Permission: *pc, Logger: e.log, OnChange: onChange}, pf.plugins, pf.mcpConfigs)
+	tk, closeTools, err := newToolkit(ctx, e, toolkit.Options{Permission: *pc, Logger: e.log, OnChange: onChange}, &pf)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/wasmtools/wasmtools/host"
@@ -22,8 +23,15 @@ const demoToolsEnv = "WASMTOOLS_DEMO_TOOLS"
 // --plugins folders, and (with WASMTOOLS_DEMO_TOOLS=1) the demo tools.
 // A plugin that fails to load is reported and skipped: one broken file
 // never stops the others. The returned function releases the plugins.
-func newToolkit(ctx context.Context, e *env, opts toolkit.Options, pluginDirs, mcpConfigs []string) (*toolkit.Toolkit, func(), error) {
+func newToolkit(ctx context.Context, e *env, opts toolkit.Options, pf *permFlags) (*toolkit.Toolkit, func(), error) {
+	cfg := pf.config
+	if cfg != nil && cfg.Limits.MaxResultChars != 0 && opts.MaxResultChars == 0 {
+		opts.MaxResultChars = cfg.Limits.MaxResultChars
+	}
 	tk := toolkit.New(opts)
+	if err := cfg.addGroups(tk); err != nil {
+		return nil, nil, err
+	}
 	files := builtin.FileOptions{}
 	tools := []toolkit.Tool{
 		builtin.DefaultShellTool(builtin.BashOptions{}, builtin.PowerShellOptions{}),
@@ -48,15 +56,15 @@ func newToolkit(ctx context.Context, e *env, opts toolkit.Options, pluginDirs, m
 			c()
 		}
 	}
-	if len(pluginDirs) > 0 {
-		c, err := loadPlugins(ctx, e, tk, pluginDirs)
+	if len(pf.plugins) > 0 {
+		c, err := loadPlugins(ctx, e, tk, pf.plugins, cfg)
 		if err != nil {
 			return nil, nil, err
 		}
 		closers = append(closers, c)
 	}
-	if len(mcpConfigs) > 0 {
-		c, err := connectMCP(ctx, e, tk, mcpConfigs)
+	if len(pf.mcpConfigs) > 0 || len(cfg.servers()) > 0 {
+		c, err := connectMCP(ctx, e, tk, pf.mcpConfigs, cfg)
 		if err != nil {
 			closeAll()
 			return nil, nil, err
@@ -69,24 +77,32 @@ func newToolkit(ctx context.Context, e *env, opts toolkit.Options, pluginDirs, m
 // connectMCP connects to the MCP servers of the configuration files and
 // registers their tools; a server that cannot be reached is reported and
 // skipped. When a server's tool list changes, the toolkit follows.
-func connectMCP(ctx context.Context, e *env, tk *toolkit.Toolkit, files []string) (func(), error) {
+func connectMCP(ctx context.Context, e *env, tk *toolkit.Toolkit, files []string, cfg *config) (func(), error) {
 	var clients []*mcp.Client
+	servers := cfg.servers()
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			return nil, fmt.Errorf("--mcp-config: %w", err)
 		}
-		servers, err := mcp.ParseServers(file, data)
+		more, err := mcp.ParseServers(file, data)
 		if err != nil {
 			return nil, err
 		}
+		servers = append(servers, more...)
+	}
+	{
 		for _, s := range servers {
+			var regOpts []toolkit.RegisterOption
+			if g := cfg.groupOf(s.Name); g != "" {
+				regOpts = append(regOpts, toolkit.InGroup(g))
+			}
 			registered := map[string]bool{}
 			sync := func(c *mcp.Client) {
 				now := map[string]bool{}
 				for _, t := range c.Tools() {
 					now[t.Spec().Name] = true
-					if err := tk.Register(t, toolkit.Replacing()); err != nil {
+					if err := tk.Register(t, append(regOpts, toolkit.Replacing())...); err != nil {
 						e.log.Warn("MCP tool not registered", "server", c.Name(), "tool", t.Spec().Name, "err", err)
 					}
 				}
@@ -114,7 +130,7 @@ func connectMCP(ctx context.Context, e *env, tk *toolkit.Toolkit, files []string
 
 // loadPlugins loads the .wasm files of the folders (compiling them in
 // parallel) and registers their tools.
-func loadPlugins(ctx context.Context, e *env, tk *toolkit.Toolkit, dirs []string) (func(), error) {
+func loadPlugins(ctx context.Context, e *env, tk *toolkit.Toolkit, dirs []string, cfg *config) (func(), error) {
 	h, err := host.New(host.Options{Logger: e.log, Version: versionString()})
 	if err != nil {
 		return nil, err
@@ -127,7 +143,14 @@ func loadPlugins(ctx context.Context, e *env, tk *toolkit.Toolkit, dirs []string
 		}
 		paths = append(paths, files...)
 	}
-	plugins, errs := h.LoadFiles(ctx, paths, nil)
+	plugins, errs := h.LoadFiles(ctx, paths, func(path string) host.Config {
+		// Grants from the configuration, by plugin (file) name.
+		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		if cfg != nil {
+			return host.Config{Grants: cfg.Grants[name]}
+		}
+		return host.Config{}
+	})
 	var loaded []*host.Plugin
 	for i, p := range plugins {
 		if errs[i] != nil {
