@@ -107,30 +107,7 @@ func TestClientStdio(t *testing.T) {
 }
 
 func TestClientStreamableHTTP(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	cmd := exec.Command("node", everything(t), "streamableHttp")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			conn.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the streamable HTTP server did not start")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	port := startHTTPServer(t, "streamableHttp")
 	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 	for _, stateless := range []bool{false, true} {
 		c, err := Connect(context.Background(), ServerConfig{Name: "everything", URL: url, Stateless: stateless}, ClientOptions{})
@@ -150,5 +127,81 @@ func TestToolName(t *testing.T) {
 		if got := ToolName(in[0], in[1]); got != want {
 			t.Errorf("ToolName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestClientSSE(t *testing.T) {
+	port := startHTTPServer(t, "sse")
+	c, err := Connect(context.Background(), ServerConfig{Name: "everything", URL: fmt.Sprintf("http://127.0.0.1:%d/sse", port)}, ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	checkClient(t, c)
+}
+
+// startHTTPServer starts the reference server with an HTTP transport on a
+// free port and waits for it to listen.
+func startHTTPServer(t *testing.T, transport string) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cmd := exec.Command("node", everything(t), transport)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			conn.Close()
+			return port
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the %s server did not start", transport)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestClientReconnects: a stdio server that dies is started again on the
+// next call.
+func TestClientReconnects(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	c, err := Connect(context.Background(), ServerConfig{Name: "everything", Command: "sh",
+		Args: []string{"-c", fmt.Sprintf("echo $$ > %s; exec node %s stdio", pidFile, everything(t))}}, ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tk := toolkit.New(toolkit.Options{})
+	for _, tool := range c.Tools() {
+		if err := tk.Register(tool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	echo := ToolName("everything", "echo")
+	if r := callTool(t, tk, echo, `{"message":"one"}`); r.State != toolkit.StateSuccess {
+		t.Fatalf("first call: %q", r.Text())
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	fmt.Sscan(string(b), &pid)
+	p, _ := os.FindProcess(pid)
+	if err := p.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if r := callTool(t, tk, echo, `{"message":"two"}`); r.State != toolkit.StateSuccess || !strings.Contains(r.Text(), "two") {
+		t.Fatalf("call after the server died: %s %q", r.State, r.Text())
 	}
 }
