@@ -1,0 +1,39 @@
+package skills
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/wasmtools/wasmtools/toolkit"
+)
+
+// Attach makes tk serve lib: the viewer tool is registered while lib
+// holds at least one skill and removed when it holds none, now and after
+// every change of lib. It returns the viewer so the caller can list the
+// skills a session sees (Viewer.Visible) for the prompt fragment.
+func Attach(tk *toolkit.Toolkit, lib *Library) (*Viewer, error) {
+	v := NewViewer(lib, tk)
+	var mu sync.Mutex // orders syncs from concurrent library changes
+	sync := func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		_, registered := tk.Tool(ViewerName)
+		want := len(lib.snap.Load().skills) > 0
+		switch {
+		case want && !registered:
+			return tk.Register(v)
+		case !want && registered:
+			return tk.Unregister(ViewerName)
+		}
+		return nil
+	}
+	if err := sync(); err != nil {
+		return nil, fmt.Errorf("skills: registering the %s tool: %w", ViewerName, err)
+	}
+	lib.onChange(func() {
+		if err := sync(); err != nil {
+			lib.log.Error("skills: keeping the viewer tool in step", "err", err)
+		}
+	})
+	return v, nil
+}

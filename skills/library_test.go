@@ -1,0 +1,277 @@
+package skills
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/toolkit"
+)
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// writeFile writes text to dir/rel, creating folders.
+func writeFile(t testing.TB, dir, rel, text string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func skillMD(name, desc, body string) string {
+	return "---\nname: " + name + "\ndescription: " + desc + "\n---\n" + body
+}
+
+func names(ss []Skill) string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.Name)
+	}
+	return strings.Join(out, ",")
+}
+
+func TestLoadDir(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "pdf/SKILL.md", skillMD("pdf", "PDF files.", "Use pdftotext."))
+	writeFile(t, root, "pdf/forms.md", "forms")
+	writeFile(t, root, "broken/SKILL.md", "no front matter")
+	writeFile(t, root, "nested/deep/SKILL.md", skillMD("deep", "Deep.", ""))
+	writeFile(t, root, ".hidden/SKILL.md", skillMD("hidden", "Hidden.", ""))
+
+	lib := NewLibrary(Options{Logger: quietLogger()})
+	if err := lib.LoadDir(root, DirOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(lib.Skills()); got != "pdf" {
+		t.Errorf("skills = %s, want pdf (not nested without Recursive, never hidden)", got)
+	}
+	broken := lib.Broken()
+	if len(broken) != 1 || broken[0].Path != filepath.Join(root, "broken", FileName) || !strings.Contains(broken[0].Err, "no front matter") {
+		t.Errorf("broken = %+v", broken)
+	}
+
+	if err := lib.LoadDir(root, DirOptions{Recursive: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(lib.Skills()); got != "deep,pdf" {
+		t.Errorf("recursive skills = %s, want deep,pdf", got)
+	}
+
+	// A folder that is itself a skill.
+	one := NewLibrary(Options{Logger: quietLogger()})
+	if err := one.LoadDir(filepath.Join(root, "pdf"), DirOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(one.Skills()); got != "pdf" {
+		t.Errorf("single-skill folder = %s", got)
+	}
+}
+
+func TestLoadDirKeepsLastGoodVersion(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "pdf/SKILL.md", skillMD("pdf", "v1", "one"))
+	lib := NewLibrary(Options{Logger: quietLogger()})
+	mustLoad := func() {
+		t.Helper()
+		if err := lib.LoadDir(root, DirOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustLoad()
+	writeFile(t, root, "pdf/SKILL.md", "---\nname: pdf\n---\n") // description lost mid-edit
+	mustLoad()
+	if s, ok := lib.Skill("pdf"); !ok || s.Description != "v1" {
+		t.Fatalf("after a broken edit: %+v %v, want v1 still serving", s, ok)
+	}
+	if b := lib.Broken(); len(b) != 1 || b[0].Serving != "pdf" {
+		t.Errorf("broken = %+v, want one record saying pdf still serves", b)
+	}
+	writeFile(t, root, "pdf/SKILL.md", skillMD("portable-doc", "v2", "two")) // fixed and renamed
+	mustLoad()
+	if got := names(lib.Skills()); got != "portable-doc" || len(lib.Broken()) != 0 {
+		t.Errorf("after rename: skills %s, broken %+v", got, lib.Broken())
+	}
+	if err := os.RemoveAll(filepath.Join(root, "pdf")); err != nil {
+		t.Fatal(err)
+	}
+	mustLoad()
+	if got := names(lib.Skills()); got != "" {
+		t.Errorf("after delete: %s", got)
+	}
+}
+
+func TestLoadDirDuplicateNames(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	writeFile(t, a, "x/SKILL.md", skillMD("x", "from a", ""))
+	writeFile(t, b, "x/SKILL.md", skillMD("x", "from b", ""))
+	lib := NewLibrary(Options{Logger: quietLogger()})
+	_ = lib.LoadDir(a, DirOptions{})
+	_ = lib.LoadDir(b, DirOptions{})
+	if s, _ := lib.Skill("x"); s.Description != "from a" {
+		t.Errorf("x = %q, want the first one loaded", s.Description)
+	}
+	if br := lib.Broken(); len(br) != 1 || !strings.Contains(br[0].Err, "already used") {
+		t.Errorf("broken = %+v", br)
+	}
+}
+
+// call runs one call through the toolkit's whole pipeline.
+func call(t *testing.T, tk *toolkit.Toolkit, session, tool string, args any) *toolkit.Response {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	ctx := context.Background()
+	turn, err := tk.NewTurn(ctx, session, []toolkit.Call{{Name: tool, Arguments: string(raw)}}, toolkit.TurnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := turn.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return turn.Responses()[0]
+}
+
+func TestViewer(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	writeFile(t, outside, "secret.txt", "top secret")
+	writeFile(t, root, "pdf/SKILL.md", "---\nname: pdf\ndescription: PDF files.\nmetadata:\n  tool-group: pdftools\n---\nRead forms.md.\n")
+	writeFile(t, root, "pdf/forms.md", "fill the form")
+	writeFile(t, root, "pdf/scripts/fill.py", "print(1)")
+	writeFile(t, root, "internal/SKILL.md", skillMD("internal", "Only with admin tools.", "admin body"))
+	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(root, "pdf", "leak.txt")); err != nil {
+		t.Fatal(err)
+	}
+
+	tk := toolkit.New(toolkit.Options{Logger: quietLogger()})
+	for _, g := range []toolkit.Group{
+		{Name: "pdftools", Description: "PDF tools.", Instructions: "Prefer fill_form."},
+		{Name: "admin", Description: "Admin tools."},
+	} {
+		if err := tk.AddGroup(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lib := NewLibrary(Options{Logger: quietLogger()})
+	if _, err := Attach(tk, lib); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := tk.Tool(ViewerName); ok {
+		t.Fatal("viewer registered with no skills")
+	}
+	if err := lib.LoadDir(root, DirOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The admin-only skill: reload the internal folder into group admin.
+	lib.Remove("internal")
+	if err := lib.Add(Skill{Name: "internal", Description: "Only with admin tools.", Body: "admin body", Group: "admin",
+		Files: map[string]string{"notes/a.md": "note a"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := tk.Tool(ViewerName); !ok {
+		t.Fatal("viewer not registered once skills exist")
+	}
+
+	tests := []struct {
+		name      string
+		args      map[string]any
+		wantError bool
+		want      string
+	}{
+		{"body", map[string]any{"skill": "pdf"}, false, "Read forms.md."},
+		{"resource", map[string]any{"skill": "pdf", "path": "forms.md"}, false, "fill the form"},
+		{"nested resource", map[string]any{"skill": "pdf", "path": "scripts/fill.py"}, false, "print(1)"},
+		{"unknown skill", map[string]any{"skill": "nope"}, true, "available skills: pdf"},
+		{"invisible skill", map[string]any{"skill": "internal"}, true, "available skills: pdf"},
+		{"unknown path lists SKILL.md first", map[string]any{"skill": "pdf", "path": "x.md"}, true, "its files: SKILL.md, forms.md, scripts/fill.py"},
+		{"dot-dot", map[string]any{"skill": "pdf", "path": "../internal/SKILL.md"}, true, `must not contain ".."`},
+		{"absolute", map[string]any{"skill": "pdf", "path": filepath.Join(outside, "secret.txt")}, true, "must be relative"},
+		{"symlink out", map[string]any{"skill": "pdf", "path": "leak.txt"}, true, "outside"},
+		{"missing skill field", map[string]any{"path": "x"}, true, "skill"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := call(t, tk, "s1", ViewerName, tt.args)
+			if r.IsError() != tt.wantError || !strings.Contains(r.Text(), tt.want) {
+				t.Errorf("%v: state %s, text %q; want error=%v containing %q", tt.args, r.State, r.Text(), tt.wantError, tt.want)
+			}
+			if strings.Contains(r.Text(), "top secret") {
+				t.Errorf("file outside the skill leaked: %q", r.Text())
+			}
+		})
+	}
+
+	// Reading pdf activated its bound group for s1 only.
+	if got, _ := tk.ActiveGroups(context.Background(), "s1"); strings.Join(got, ",") != "pdftools" {
+		t.Errorf("s1 active groups = %v, want pdftools", got)
+	}
+	if r := call(t, tk, "s1", ViewerName, map[string]any{"skill": "pdf"}); strings.Contains(r.Text(), "now active") {
+		t.Errorf("second read announced the activation again: %q", r.Text())
+	}
+	if got, _ := tk.ActiveGroups(context.Background(), "s2"); len(got) != 0 {
+		t.Errorf("s2 active groups = %v, want none", got)
+	}
+	first := call(t, tk, "s3", ViewerName, map[string]any{"skill": "pdf"})
+	if !strings.Contains(first.Text(), `Tool group "pdftools" is now active`) || !strings.Contains(first.Text(), "Prefer fill_form.") {
+		t.Errorf("first read did not announce the group: %q", first.Text())
+	}
+
+	// Activating admin makes the in-memory skill and its files visible.
+	if r := call(t, tk, "s1", toolkit.ResetToolsName, map[string]any{"admin": true}); r.IsError() {
+		t.Fatal(r.Text())
+	}
+	if r := call(t, tk, "s1", ViewerName, map[string]any{"skill": "internal", "path": "notes/a.md"}); r.IsError() || r.Text() != "note a" {
+		t.Errorf("in-memory file: %s %q", r.State, r.Text())
+	}
+
+	// An edit shows on the next call, without any reload.
+	writeFile(t, root, "pdf/SKILL.md", "---\nname: pdf\ndescription: PDF files.\n---\nEdited.\n")
+	if r := call(t, tk, "s2", ViewerName, map[string]any{"skill": "pdf"}); !strings.HasPrefix(r.Text(), "Edited.\n") {
+		t.Errorf("after edit: %q", r.Text())
+	}
+
+	// The viewer goes away with the last skill.
+	lib.Remove("pdf")
+	lib.Remove("internal")
+	if _, ok := tk.Tool(ViewerName); ok {
+		t.Error("viewer still registered with no skills")
+	}
+}
+
+func TestViewerAllowedInEveryMode(t *testing.T) {
+	lib := NewLibrary(Options{Logger: quietLogger()})
+	_ = lib.Add(Skill{Name: "a", Description: "A.", Body: "body"})
+	for _, mode := range []permission.Mode{permission.ModeDefault, permission.ModeExplore, permission.ModeDontAsk,
+		permission.ModeAcceptEdits, permission.ModeBypass} {
+		t.Run(string(mode), func(t *testing.T) {
+			tk := toolkit.New(toolkit.Options{Logger: quietLogger(), Permission: permission.Context{Mode: mode}})
+			if _, err := Attach(tk, lib); err != nil {
+				t.Fatal(err)
+			}
+			if r := call(t, tk, "s", ViewerName, map[string]any{"skill": "a"}); r.IsError() || r.Text() != "body" {
+				t.Errorf("mode %s: %s %q", mode, r.State, r.Text())
+			}
+		})
+	}
+}
+
+func TestPrompt(t *testing.T) {
+	if Prompt(nil) != "" {
+		t.Error("Prompt(nil) is not empty")
+	}
+	p := Prompt([]Skill{{Name: "pdf", Description: "PDF\n  files.", Dir: "/skills/pdf"}, {Name: "mem", Description: "In memory."}})
+	for _, want := range []string{"not tools", "Skill tool", "- **pdf**: PDF files. (folder: /skills/pdf)\n", "- **mem**: In memory.\n"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, p)
+		}
+	}
+}

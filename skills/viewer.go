@@ -1,0 +1,254 @@
+package skills
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/toolkit"
+)
+
+// ViewerName is the name of the skill viewer tool.
+const ViewerName = "Skill"
+
+// maxListedFiles caps the file list an error message shows.
+const maxListedFiles = 50
+
+var viewerSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "skill": {"type": "string", "description": "Name of the skill, as listed in the system prompt."},
+    "path": {"type": "string", "description": "A file inside the skill's folder, relative to it. Default SKILL.md."}
+  },
+  "required": ["skill"],
+  "additionalProperties": false
+}`)
+
+// Viewer is the skill viewer tool: it returns a skill's SKILL.md body or
+// one of its files, and activates the tool group bound to the skill.
+type Viewer struct {
+	lib *Library
+	tk  *toolkit.Toolkit
+}
+
+// NewViewer returns the viewer of lib's skills. tk is the toolkit the
+// viewer is registered on: it tells which groups are active (skills of an
+// inactive group are invisible) and which groups exist.
+func NewViewer(lib *Library, tk *toolkit.Toolkit) *Viewer { return &Viewer{lib: lib, tk: tk} }
+
+// Spec implements toolkit.Tool.
+func (v *Viewer) Spec() toolkit.Spec {
+	return toolkit.Spec{
+		Name: ViewerName,
+		Description: "Reads a skill: its SKILL.md instructions, or another file of the skill given by path. " +
+			"Skills are not tools: read a skill before doing the task it describes, then follow it.",
+		InputSchema:     viewerSchema,
+		ConcurrencySafe: true,
+		ReadOnly:        true,
+		Coordination:    true,
+		StateInjected:   true,
+		Source:          toolkit.Source{Kind: toolkit.SourceMeta, Name: "skills"},
+	}
+}
+
+// CheckPermissions implements toolkit.Tool: reading a skill is always
+// allowed; the viewer itself keeps reads inside the skill's folder.
+func (v *Viewer) CheckPermissions(context.Context, toolkit.Input, *permission.Context) (permission.Decision, error) {
+	return permission.AllowDecision("skills are read-only instructions"), nil
+}
+
+// Call implements toolkit.Caller.
+func (v *Viewer) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
+	name, file := in.String("skill"), in.String("path")
+	visible, err := v.Visible(ctx)
+	if err != nil {
+		return toolkit.Fail(err)
+	}
+	var s Skill
+	found := false
+	for _, vs := range visible {
+		if vs.Name == name {
+			s, found = vs, true
+		}
+	}
+	if !found {
+		names := make([]string, len(visible))
+		for i, vs := range visible {
+			names[i] = vs.Name
+		}
+		if len(names) == 0 {
+			return toolkit.Fail(fmt.Errorf("skill %q does not exist, and no skill is available now", name))
+		}
+		return toolkit.Fail(fmt.Errorf("skill %q does not exist; available skills: %s", name, strings.Join(names, ", ")))
+	}
+	text, err := readFile(s, file)
+	if err != nil {
+		return toolkit.Fail(err)
+	}
+	if note := v.activate(ctx, s); note != "" {
+		text += "\n\n" + note
+	}
+	return toolkit.Single(toolkit.TextChunk(text))
+}
+
+// Visible returns the skills visible to the calling session: those in no
+// group or in an active one. Outside a toolkit call only skills in no
+// group are visible.
+func (v *Viewer) Visible(ctx context.Context) ([]Skill, error) {
+	active := map[string]bool{"": true, toolkit.BasicGroup: true}
+	if rt := toolkit.RuntimeFrom(ctx); rt != nil && v.tk != nil {
+		groups, err := v.tk.ActiveGroups(ctx, rt.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range groups {
+			active[g] = true
+		}
+	}
+	all := v.lib.Skills()
+	out := all[:0]
+	for _, s := range all {
+		if active[s.Group] {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// activate turns on the group bound to s for the calling session and says
+// so to the model.
+func (v *Viewer) activate(ctx context.Context, s Skill) string {
+	rt := toolkit.RuntimeFrom(ctx)
+	if s.Activates == "" || rt == nil || rt.Session == nil || v.tk == nil {
+		return ""
+	}
+	var group *toolkit.Group
+	for _, g := range v.tk.Groups() {
+		if g.Name == s.Activates {
+			group = &g
+		}
+	}
+	if group == nil {
+		return fmt.Sprintf("(This skill is bound to tool group %q, which does not exist in this host.)", s.Activates)
+	}
+	active, err := v.tk.ActiveGroups(ctx, rt.SessionID)
+	if err != nil || slices.Contains(active, group.Name) {
+		return ""
+	}
+	rt.Session.SetActiveGroups(append(active, group.Name))
+	note := fmt.Sprintf("Tool group %q is now active: its tools are available.", group.Name)
+	if group.Instructions != "" {
+		note += "\n" + group.Instructions
+	}
+	return note
+}
+
+// readFile returns SKILL.md's body (re-read from disk, so an edit shows on
+// the next call) or another file of the skill.
+func readFile(s Skill, file string) (string, error) {
+	if file == "" || file == FileName {
+		if s.Dir == "" {
+			return s.Body, nil
+		}
+		data, err := os.ReadFile(filepath.Join(s.Dir, FileName))
+		if err != nil {
+			return s.Body, nil // removed or unreadable: the last good version keeps serving
+		}
+		fresh, err := Parse(data)
+		if err != nil || fresh.Name != s.Name {
+			return s.Body, nil
+		}
+		return fresh.Body, nil
+	}
+	if err := checkRelative(file); err != nil {
+		return "", fmt.Errorf("skill %q: %w", s.Name, err)
+	}
+	if s.Dir == "" {
+		if text, ok := s.Files[path.Clean(file)]; ok {
+			return text, nil
+		}
+		return "", notFound(s, file)
+	}
+	root, err := os.OpenRoot(s.Dir)
+	if err != nil {
+		return "", fmt.Errorf("skill %q: %w", s.Name, err)
+	}
+	defer root.Close()
+	data, err := root.ReadFile(filepath.FromSlash(file))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", notFound(s, file)
+	case err != nil && strings.Contains(err.Error(), "escapes"):
+		return "", fmt.Errorf("skill %q: path %q leads outside the skill's folder", s.Name, file)
+	case err != nil:
+		return "", fmt.Errorf("skill %q: %w", s.Name, err)
+	}
+	return string(data), nil
+}
+
+// checkRelative refuses paths that could leave the skill's folder before
+// any file is touched; os.Root then refuses symbolic links out.
+func checkRelative(file string) error {
+	if filepath.IsAbs(file) || path.IsAbs(file) || strings.HasPrefix(file, `\`) || filepath.VolumeName(file) != "" {
+		return fmt.Errorf("path %q must be relative to the skill's folder", file)
+	}
+	for _, part := range strings.FieldsFunc(file, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if part == ".." {
+			return fmt.Errorf("path %q must not contain \"..\"", file)
+		}
+	}
+	if strings.ContainsRune(file, 0) {
+		return fmt.Errorf("path %q contains a NUL byte", file)
+	}
+	return nil
+}
+
+func notFound(s Skill, file string) error {
+	files := Files(s)
+	if len(files) > maxListedFiles {
+		files = append(files[:maxListedFiles], fmt.Sprintf("… %d more", len(files)-maxListedFiles))
+	}
+	return fmt.Errorf("skill %q has no file %q; its files: %s", s.Name, file, strings.Join(files, ", "))
+}
+
+// Files lists a skill's files as slash-separated paths relative to its
+// folder, SKILL.md first, then sorted. Hidden files and symbolic links are
+// left out.
+func Files(s Skill) []string {
+	out := []string{FileName}
+	var rest []string
+	if s.Dir == "" {
+		for p := range s.Files {
+			rest = append(rest, p)
+		}
+	} else {
+		_ = filepath.WalkDir(s.Dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || p == s.Dir {
+				return nil
+			}
+			if d.Name()[0] == '.' {
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if d.Type().IsRegular() {
+				rel, _ := filepath.Rel(s.Dir, p)
+				if rel = filepath.ToSlash(rel); rel != FileName {
+					rest = append(rest, rel)
+				}
+			}
+			return nil
+		})
+	}
+	slices.Sort(rest)
+	return append(out, rest...)
+}
