@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -160,6 +161,7 @@ func (l *Library) LoadDir(root string, opts DirOptions) error {
 	}
 	l.update(func(n *snapshot) bool {
 		changed := false
+		prevBroken := maps.Clone(n.broken)
 		// Broken records of this root are rebuilt from this scan.
 		for p := range n.broken {
 			if within(root, p) {
@@ -186,8 +188,15 @@ func (l *Library) LoadDir(root string, opts DirOptions) error {
 					b.Serving = old.Name
 				}
 				n.broken[r.path] = b
-				l.log.Warn("skills: skipped a broken skill", "path", r.path, "err", r.err, "still_serving", b.Serving)
+				if prevBroken[r.path] == b {
+					continue // already reported
+				}
 				changed = true
+				if b.Serving != "" {
+					l.log.Warn("skills: broken skill; the last good version keeps serving", "path", r.path, "err", r.err, "serving", b.Serving)
+				} else {
+					l.log.Warn("skills: skipped a broken skill", "path", r.path, "err", r.err)
+				}
 				continue
 			}
 			// A folder whose skill was renamed drops its old name.
@@ -209,6 +218,24 @@ func (l *Library) LoadDir(root string, opts DirOptions) error {
 		return changed
 	})
 	return nil
+}
+
+// refresh records that the viewer read a newer good version of s from
+// disk, so that it, and not an older one, is the last good version if the
+// file breaks before the watcher reloads it.
+func (l *Library) refresh(s, fresh Skill) {
+	l.update(func(n *snapshot) bool {
+		e, ok := n.skills[s.Name]
+		if !ok || e.skill.Dir != s.Dir || fresh.Name != s.Name {
+			return false
+		}
+		fresh.Dir, fresh.Group, fresh.Files = s.Dir, s.Group, s.Files
+		if sameSkill(e.skill, fresh) {
+			return false
+		}
+		n.skills[s.Name] = entry{skill: fresh, source: e.source}
+		return true
+	})
 }
 
 // update applies f to a copy of the snapshot and publishes it when f

@@ -89,7 +89,7 @@ func (v *Viewer) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 		}
 		return toolkit.Fail(fmt.Errorf("skill %q does not exist; available skills: %s", name, strings.Join(names, ", ")))
 	}
-	text, err := readFile(s, file)
+	text, err := v.readFile(s, file)
 	if err != nil {
 		return toolkit.Fail(err)
 	}
@@ -153,7 +153,7 @@ func (v *Viewer) activate(ctx context.Context, s Skill) string {
 
 // readFile returns SKILL.md's body (re-read from disk, so an edit shows on
 // the next call) or another file of the skill.
-func readFile(s Skill, file string) (string, error) {
+func (v *Viewer) readFile(s Skill, file string) (string, error) {
 	if file == "" || file == FileName {
 		if s.Dir == "" {
 			return s.Body, nil
@@ -166,6 +166,7 @@ func readFile(s Skill, file string) (string, error) {
 		if err != nil || fresh.Name != s.Name {
 			return s.Body, nil
 		}
+		v.lib.refresh(s, fresh)
 		return fresh.Body, nil
 	}
 	if err := checkRelative(file); err != nil {

@@ -157,6 +157,9 @@ func (c *config) apply(p *permFlags) {
 	for _, d := range c.Plugins {
 		p.plugins = append(p.plugins, c.rel(d))
 	}
+	for _, d := range c.Skills {
+		p.skillDirs = append(p.skillDirs, c.rel(d))
+	}
 	p.config = c
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,12 +9,14 @@ import (
 	"slices"
 	"text/tabwriter"
 
+	"github.com/wasmtools/wasmtools/skills"
 	"github.com/wasmtools/wasmtools/toolkit"
 )
 
 const listHelp = `Usage: wasmtools list [flags]
 
-List prints the registered tools and the named tool groups. A tool is
+List prints the registered tools, the named tool groups and the skills
+of the --skills folders (broken ones with the reason). A tool is
 active when its group is active in a new session: tools without a group
 (the "basic" group) always are; a named group is active by default when
 its configuration says so, and a session switches groups on and off by
@@ -24,11 +27,18 @@ Examples:
 
 	wasmtools list
 	wasmtools list --json | jq -r '.tools[] | select(.read_only) | .name'
+	wasmtools list --skills ./skills --prompt >> system-prompt.md
+
+--prompt prints only the system-prompt fragment that lists the skills a
+new session sees and tells the model to read them with the Skill tool.
 
 With --json the output is one object:
 
 	{"tools": [{"name", "group", "active", "read_only", "concurrency_safe", "source"}],
-	 "groups": [{"name", "description", "active"}]}
+	 "groups": [{"name", "description", "active"}],
+	 "skills": [{"name", "description", "dir", "group", "activates", "allowed_tools", "license", "metadata"}],
+	 "broken_skills": [{"path", "error", "serving"}],
+	 "skills_prompt": "..."}
 `
 
 // listedTool is a tool as list prints it.
@@ -53,6 +63,7 @@ func runList(ctx context.Context, e *env, args []string) error {
 	var pf permFlags
 	pf.register(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
+	promptOnly := fs.Bool("prompt", false, "print only the skills' system-prompt fragment")
 	pos, err := parseArgs(e, fs, args)
 	if err != nil {
 		return err
@@ -90,12 +101,31 @@ func runList(ctx context.Context, e *env, args []string) error {
 		groups = append(groups, listedGroup{Name: g.Name, Description: g.Description, Active: slices.Contains(active, g.Name)})
 	}
 
+	visible, broken := []skills.Skill{}, []skills.Broken{}
+	if pf.library != nil {
+		for _, s := range pf.library.Skills() {
+			if s.Group == "" || slices.Contains(active, s.Group) {
+				visible = append(visible, s)
+			}
+		}
+		broken = pf.library.Broken()
+	}
+	prompt := skills.Prompt(visible)
+	if *promptOnly {
+		_, err := io.WriteString(e.stdout, prompt)
+		return err
+	}
+
 	if *asJSON {
 		return writeJSON(e.stdout, struct {
-			Tools  []listedTool  `json:"tools"`
-			Groups []listedGroup `json:"groups"`
-		}{tools, groups})
+			Tools        []listedTool    `json:"tools"`
+			Groups       []listedGroup   `json:"groups"`
+			Skills       []skills.Skill  `json:"skills"`
+			BrokenSkills []skills.Broken `json:"broken_skills"`
+			SkillsPrompt string          `json:"skills_prompt"`
+		}{tools, groups, visible, broken, prompt})
 	}
+	defer printSkills(e.stdout, visible, broken)
 	if len(tools) == 0 {
 		fmt.Fprintf(e.stdout, "No tools are registered. The built-in tools and plugins are not in this build yet;\nset %s=1 to try the two demo tools.\n", demoToolsEnv)
 		return nil
@@ -115,6 +145,26 @@ func runList(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", g.Name, yesNo(g.Active), g.Description)
 	}
 	return tw.Flush()
+}
+
+// printSkills prints the skills table and the broken skills, if any.
+func printSkills(w io.Writer, visible []skills.Skill, broken []skills.Broken) {
+	if len(visible) > 0 {
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "SKILL\tGROUP\tACTIVATES\tDESCRIPTION")
+		for _, s := range visible {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, cmp.Or(s.Group, "-"), cmp.Or(s.Activates, "-"), s.Description)
+		}
+		_ = tw.Flush()
+	}
+	for _, b := range broken {
+		fmt.Fprintf(w, "\nBROKEN SKILL %s: %s", b.Path, b.Err)
+		if b.Serving != "" {
+			fmt.Fprintf(w, " (still serving the last good version of %s)", b.Serving)
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 func yesNo(b bool) string {

@@ -35,6 +35,7 @@ import (
 	"strings"
 
 	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/skills"
 )
 
 // Exit codes.
@@ -285,6 +286,10 @@ type permFlags struct {
 	workdirs         []string // absolute
 	allow, deny, ask []permission.Rule
 	plugins          []string // plugin folders, absolute
+	skillDirs        []string // skill folders, absolute
+	noWatch          bool     // --no-watch: load folders once
+	watch            bool     // the command runs long enough to watch folders (serve)
+	library          *skills.Library
 	mcpConfigs       []string // MCP server configuration files
 	modeSet          bool     // --mode was given
 	configPath       string   // --config, or "" for ./wasmtools.yaml if present
@@ -317,6 +322,15 @@ func (p *permFlags) register(fs *flag.FlagSet) {
 		p.mcpConfigs = append(p.mcpConfigs, s)
 		return nil
 	})
+	fs.Func("skills", "serve the skills in `dir`ectory: a folder with a SKILL.md, or one holding skill folders at any depth; repeatable", func(s string) error {
+		dir, err := filepath.Abs(s)
+		if err != nil {
+			return err
+		}
+		p.skillDirs = append(p.skillDirs, dir)
+		return nil
+	})
+	fs.BoolVar(&p.noWatch, "no-watch", false, "load skill folders once instead of following their changes (serve)")
 	fs.Func("plugins", "load every .wasm plugin in `dir`ectory (grants from each NAME.json beside NAME.wasm); repeatable", func(s string) error {
 		dir, err := filepath.Abs(s)
 		if err != nil {

@@ -69,6 +69,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
+	pf.watch = true
 	tk, closeTools, err := newToolkit(ctx, e, toolkit.Options{Permission: *pc, Logger: e.log, OnChange: onChange}, &pf)
 	if err != nil {
 		return err

@@ -20,15 +20,21 @@ import (
 // client from the official SDK to it over stdio.
 func serveSession(t *testing.T, dir string, elicit func(*sdk.ElicitRequest) *sdk.ElicitResult, args ...string) *sdk.ClientSession {
 	t.Helper()
+	opts := &sdk.ClientOptions{}
+	if elicit != nil {
+		opts.ElicitationHandler = func(_ context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) { return elicit(r), nil }
+	}
+	return serveSessionWith(t, dir, opts, args...)
+}
+
+// serveSessionWith is serveSession with the client's options spelled out.
+func serveSessionWith(t *testing.T, dir string, opts *sdk.ClientOptions, args ...string) *sdk.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	cmd := exec.Command(binary, append([]string{"serve", "--workdir", dir}, args...)...)
 	cmd.Dir = dir
 	cmd.Stderr = os.Stderr
-	opts := &sdk.ClientOptions{}
-	if elicit != nil {
-		opts.ElicitationHandler = func(_ context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) { return elicit(r), nil }
-	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts)
 	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wasmtools/wasmtools/host"
+	"github.com/wasmtools/wasmtools/skills"
 	"github.com/wasmtools/wasmtools/toolkit"
 	"github.com/wasmtools/wasmtools/toolkit/builtin"
 	"github.com/wasmtools/wasmtools/toolkit/mcp"
@@ -63,6 +64,14 @@ func newToolkit(ctx context.Context, e *env, opts toolkit.Options, pf *permFlags
 		}
 		closers = append(closers, c)
 	}
+	if len(pf.skillDirs) > 0 {
+		c, err := loadSkills(ctx, e, tk, pf)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		closers = append(closers, c)
+	}
 	if len(pf.mcpConfigs) > 0 || len(cfg.servers()) > 0 {
 		c, err := connectMCP(ctx, e, tk, pf.mcpConfigs, cfg)
 		if err != nil {
@@ -72,6 +81,32 @@ func newToolkit(ctx context.Context, e *env, opts toolkit.Options, pf *permFlags
 		closers = append(closers, c)
 	}
 	return tk, closeAll, nil
+}
+
+// loadSkills serves the skills of the --skills folders through the Skill
+// viewer, following the folders' changes when the command watches.
+func loadSkills(ctx context.Context, e *env, tk *toolkit.Toolkit, pf *permFlags) (func(), error) {
+	lib := skills.NewLibrary(skills.Options{Logger: e.log})
+	if _, err := skills.Attach(tk, lib); err != nil {
+		return nil, err
+	}
+	pf.library = lib
+	watchCtx, stop := context.WithCancel(ctx)
+	for _, dir := range pf.skillDirs {
+		opts := skills.DirOptions{Recursive: true}
+		if pf.watch && !pf.noWatch {
+			if err := skills.Watch(watchCtx, lib, dir, skills.WatchOptions{DirOptions: opts}); err != nil {
+				stop()
+				return nil, fmt.Errorf("--skills %s: %w", dir, err)
+			}
+			continue
+		}
+		if err := lib.LoadDir(dir, opts); err != nil {
+			stop()
+			return nil, fmt.Errorf("--skills %s: %w", dir, err)
+		}
+	}
+	return stop, nil
 }
 
 // connectMCP connects to the MCP servers of the configuration files and

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func writeSkill(t *testing.T, dir, name, description, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text := "---\nname: " + name + "\ndescription: " + description + "\n---\n" + body
+	if err := os.WriteFile(filepath.Join(dir, name, "SKILL.md"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestListSkills(t *testing.T) {
+	dir := t.TempDir()
+	writeSkill(t, dir, "pdf", "Work with PDF files.", "body")
+	if err := os.MkdirAll(filepath.Join(dir, "bad"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bad", "SKILL.md"), []byte("# no header"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	r := runBinary(t, nil, "", "list", "--json", "--skills", dir)
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s", r.code, r)
+	}
+	out := decodeObject(t, r.stdout, "tools", "groups", "skills", "broken_skills", "skills_prompt")
+	skills, _ := out["skills"].([]any)
+	if len(skills) != 1 || skills[0].(map[string]any)["name"] != "pdf" || skills[0].(map[string]any)["dir"] != filepath.Join(dir, "pdf") {
+		t.Errorf("skills = %v", out["skills"])
+	}
+	broken, _ := out["broken_skills"].([]any)
+	if len(broken) != 1 || !strings.Contains(broken[0].(map[string]any)["error"].(string), "no front matter") {
+		t.Errorf("broken_skills = %v", out["broken_skills"])
+	}
+	if p, _ := out["skills_prompt"].(string); !strings.Contains(p, "**pdf**: Work with PDF files.") {
+		t.Errorf("skills_prompt = %q", p)
+	}
+	if !strings.Contains(r.stdout, `"name": "Skill"`) {
+		t.Error("the Skill viewer is not among the tools")
+	}
+
+	r = runBinary(t, nil, "", "list", "--skills", dir)
+	if r.code != exitOK || !strings.Contains(r.stdout, "BROKEN SKILL "+filepath.Join(dir, "bad", "SKILL.md")) {
+		t.Errorf("text list: %d\n%s", r.code, r)
+	}
+	r = runBinary(t, nil, "", "list", "--prompt", "--skills", dir)
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "## Skills") {
+		t.Errorf("--prompt: %d\n%s", r.code, r)
+	}
+
+	// Without skills there is no viewer and the prompt is empty.
+	r = runBinary(t, nil, "", "list", "--json")
+	if strings.Contains(r.stdout, `"name": "Skill"`) {
+		t.Error("viewer registered without skills")
+	}
+}
+
+// TestServeSkillsHotReload drives `wasmtools serve --skills` with the MCP
+// SDK's client while skills are added, edited, broken and deleted.
+func TestServeSkillsHotReload(t *testing.T) {
+	work, skillDir := t.TempDir(), t.TempDir()
+	ctx := context.Background()
+	changed := make(chan struct{}, 16)
+	cmd := []string{"--skills", skillDir}
+	cs := serveSessionWith(t, work, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed <- struct{}{} },
+	}, cmd...)
+
+	hasViewer := func() bool {
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range res.Tools {
+			if tool.Name == "Skill" {
+				return true
+			}
+		}
+		return false
+	}
+	if hasViewer() {
+		t.Fatal("Skill tool listed before any skill exists")
+	}
+	view := func(args map[string]any) (string, bool) {
+		r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "Skill", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resultText(r), r.IsError
+	}
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+
+	writeSkill(t, skillDir, "pdf", "PDF files.", "version one")
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notifications/tools/list_changed after the first skill appeared")
+	}
+	if !hasViewer() {
+		t.Fatal("Skill tool not listed after a skill appeared")
+	}
+	if text, isErr := view(map[string]any{"skill": "pdf"}); isErr || text != "version one" {
+		t.Fatalf("first read: %v %q", isErr, text)
+	}
+
+	writeSkill(t, skillDir, "pdf", "PDF files.", "version two")
+	if text, _ := view(map[string]any{"skill": "pdf"}); text != "version two" {
+		t.Errorf("edit not visible on the next call: %q", text)
+	}
+
+	if err := os.WriteFile(filepath.Join(skillDir, "pdf", "SKILL.md"), []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if text, isErr := view(map[string]any{"skill": "pdf"}); isErr || text != "version two" {
+		t.Errorf("broken edit: %v %q, want the last good version", isErr, text)
+	}
+
+	writeSkill(t, skillDir, "xlsx", "Spreadsheets.", "cells")
+	waitFor("added skill", func() bool { text, isErr := view(map[string]any{"skill": "xlsx"}); return !isErr && text == "cells" })
+
+	if err := os.RemoveAll(filepath.Join(skillDir, "xlsx")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("deleted skill", func() bool {
+		text, isErr := view(map[string]any{"skill": "xlsx"})
+		return isErr && strings.Contains(text, "available skills: pdf")
+	})
+}
