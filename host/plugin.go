@@ -153,6 +153,13 @@ type Plugin struct {
 	exclusive sync.RWMutex
 	inflight  sync.WaitGroup
 	closed    atomic.Bool
+	// life orders Close against calls entering: once closed is set under
+	// it, no call adds to inflight, so Close's wait is sound.
+	life sync.Mutex
+	// successor is the plugin that replaced this one (hot reload): calls
+	// that resolved this plugin's tools before the swap but start after
+	// it run on the successor instead of failing. Guarded by life.
+	successor *Plugin
 }
 
 // Grants returns the capabilities the plugin was given.
@@ -408,9 +415,20 @@ func quote(b []byte) string {
 // Close releases the plugin once its running calls have finished (or ctx
 // ends). Calls after Close fail.
 func (p *Plugin) Close(ctx context.Context) error {
-	if p.closed.Swap(true) {
+	return p.retire(ctx, nil)
+}
+
+// retire closes p like Close, sending calls that arrive afterwards to next
+// when next is not nil.
+func (p *Plugin) retire(ctx context.Context, next *Plugin) error {
+	p.life.Lock()
+	if p.closed.Load() {
+		p.life.Unlock()
 		return nil
 	}
+	p.successor = next
+	p.closed.Store(true)
+	p.life.Unlock()
 	done := make(chan struct{})
 	go func() { p.inflight.Wait(); close(done) }()
 	select {
@@ -517,10 +535,17 @@ var errStopped = errors.New("the caller stopped reading the result")
 // instance comes from the pool and goes back unless the call trapped,
 // timed out or exited.
 func (p *Plugin) callExport(ctx context.Context, name string, input []byte, emit func(abi.Chunk) error, exclusive bool) ([]byte, error) {
+	p.life.Lock()
 	if p.closed.Load() {
-		return nil, fmt.Errorf("plugin %s is closed (it was replaced or removed); call again", p.Name)
+		next := p.successor
+		p.life.Unlock()
+		if next == nil {
+			return nil, fmt.Errorf("plugin %s was removed or closed", p.Name)
+		}
+		return next.callExport(ctx, name, input, emit, exclusive)
 	}
 	p.inflight.Add(1)
+	p.life.Unlock()
 	defer p.inflight.Done()
 	if exclusive {
 		p.exclusive.Lock()

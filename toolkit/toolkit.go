@@ -152,14 +152,8 @@ func Replacing() RegisterOption { return func(r *registration) { r.replace = tru
 // AddGroup adds a named group. The name "basic" is reserved, names are
 // unique and the description is required.
 func (tk *Toolkit) AddGroup(g Group) error {
-	if g.Name == "" {
-		return errors.New("tool group: empty name")
-	}
-	if g.Name == BasicGroup {
-		return fmt.Errorf("tool group %q is reserved for tools registered without a group", BasicGroup)
-	}
-	if strings.TrimSpace(g.Description) == "" {
-		return fmt.Errorf("tool group %q: a description is required (the model reads it to decide whether to activate the group)", g.Name)
+	if err := validGroup(g); err != nil {
+		return err
 	}
 	return tk.update(func(r *registry) (Change, error) {
 		if _, dup := r.groups[g.Name]; dup {
@@ -169,6 +163,37 @@ func (tk *Toolkit) AddGroup(g Group) error {
 		r.gorder = append(r.gorder, g.Name)
 		return Change{Groups: true}, nil
 	})
+}
+
+// PutGroup adds a group or, when one of that name exists, replaces its
+// description, instructions and default activation while keeping its
+// tools. Hot reload uses it when a group file changes.
+func (tk *Toolkit) PutGroup(g Group) error {
+	if err := validGroup(g); err != nil {
+		return err
+	}
+	return tk.update(func(r *registry) (Change, error) {
+		if old, ok := r.groups[g.Name]; ok && old == g {
+			return Change{}, nil
+		} else if !ok {
+			r.gorder = append(r.gorder, g.Name)
+		}
+		r.groups[g.Name] = g
+		return Change{Groups: true}, nil
+	})
+}
+
+func validGroup(g Group) error {
+	if g.Name == "" {
+		return errors.New("tool group: empty name")
+	}
+	if g.Name == BasicGroup {
+		return fmt.Errorf("tool group %q is reserved for tools registered without a group", BasicGroup)
+	}
+	if strings.TrimSpace(g.Description) == "" {
+		return fmt.Errorf("tool group %q: a description is required (the model reads it to decide whether to activate the group)", g.Name)
+	}
+	return nil
 }
 
 // RemoveGroup removes a group and every tool in it.
@@ -286,9 +311,9 @@ func (tk *Toolkit) update(f func(*registry) (Change, error)) error {
 		r.groups[k] = v
 	}
 	ch, err := f(r)
-	if err != nil {
+	if err != nil || !ch.Groups && len(ch.Added)+len(ch.Removed)+len(ch.Replaced) == 0 {
 		tk.mu.Unlock()
-		return err
+		return err // an error, or nothing changed
 	}
 	if ch.Groups || old.reset == nil && len(r.groups) > 0 {
 		r.reset = tk.newResetEntry(r)

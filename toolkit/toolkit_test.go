@@ -347,3 +347,35 @@ func TestViews(t *testing.T) {
 		t.Errorf("toolkit-only view ran a request tool: %s", r.State)
 	}
 }
+
+func TestPutGroup(t *testing.T) {
+	var changes []Change
+	tk := New(Options{OnChange: func(c Change) { changes = append(changes, c) }})
+	g := Group{Name: "web", Description: "Web tools."}
+	if err := tk.PutGroup(g); err != nil {
+		t.Fatal(err)
+	}
+	echo, _ := NewFunc("fetch", "Fetches.", func(context.Context, struct{}) (string, error) { return "ok", nil }, FuncOptions{})
+	if err := tk.Register(echo, InGroup("web")); err != nil {
+		t.Fatal(err)
+	}
+	g.Instructions, g.Active = "Cite sources.", true
+	if err := tk.PutGroup(g); err != nil {
+		t.Fatal(err)
+	}
+	if got := tk.Groups(); len(got) != 1 || got[0] != g {
+		t.Errorf("groups = %+v, want %+v", got, g)
+	}
+	if _, ok := tk.Tool("fetch"); !ok {
+		t.Error("PutGroup dropped the group's tools")
+	}
+	n := len(changes)
+	if err := tk.PutGroup(g); err != nil || len(changes) != n {
+		t.Errorf("an unchanged PutGroup: err %v, %d change events (want none)", err, len(changes)-n)
+	}
+	for _, bad := range []Group{{Name: "basic", Description: "x"}, {Name: "x"}, {Description: "x"}} {
+		if err := tk.PutGroup(bad); err == nil {
+			t.Errorf("PutGroup(%+v) succeeded", bad)
+		}
+	}
+}
