@@ -14,6 +14,9 @@ build: ## Build the CLI into bin/.
 
 test: ## Run every test with the race detector (the README's test command).
 	$(GO) test -race ./...
+	@# The hot-reload stress test at full size: the race detector makes
+	@# it too slow for 100 replacements, so they run without it.
+	$(GO) test -count=1 -run '^TestFolderReplaceUnderLoad$$' ./host
 
 bench: ## Run the benchmarks (figures, not pass/fail).
 	$(GO) test -run '^$$' -bench . -benchmem ./...

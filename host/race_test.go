@@ -1,0 +1,8 @@
+//go:build race
+
+package host
+
+// raceEnabled makes the hot-reload stress test smaller: the race detector
+// slows the host's Go code about tenfold. `make test` also runs the full
+// stress test without it.
+const raceEnabled = true
