@@ -90,7 +90,7 @@ type Folder struct {
 	opts FolderOptions
 	log  *slog.Logger
 
-	mu      sync.Mutex // serialises Sync
+	mu      sync.Mutex               // serialises Sync
 	loaded  map[string]*folderModule // by module path
 	groups  map[string]bool          // groups this folder created
 	failed  map[string]string        // path -> error, reported once
