@@ -30,8 +30,12 @@ const GroupFileName = "group.yaml"
 
 // DefaultDebounce is how long a folder watch waits after the last file
 // event before it reloads: copying or compiling a module writes it in
-// several steps, and loading in between would see a partial file.
-const DefaultDebounce = 50 * time.Millisecond
+// several steps, and loading in between would see a partial file (which
+// fails to load and is retried at the next event, so a short wait is
+// safe). It is shorter than the skills' because loading a module already
+// takes tens of milliseconds, and a new version should serve within
+// compile time + 100 ms.
+const DefaultDebounce = 30 * time.Millisecond
 
 // FolderOptions configure a plugin folder.
 type FolderOptions struct {
@@ -261,65 +265,101 @@ func (f *Folder) Sync(ctx context.Context) {
 			}
 		}
 	}
+	// Which modules changed? Those are loaded in parallel, the way a
+	// host starts: compiling is the slow part.
+	type candidate struct {
+		wantedModule
+		old    *folderModule
+		digest string
+		err    error
+		plugin *Plugin
+	}
+	var cands []*candidate
+	var toLoad []string
 	for _, w := range wanted {
 		if w.group != f.opts.Group {
 			if _, ok := groups[w.group]; !ok {
 				continue // its group failed
 			}
 		}
-		old := f.loaded[w.path]
-		digest, err := fileDigest(w.path)
-		if err == nil && old != nil && old.digest == digest && old.group == w.group {
-			next[w.path] = old
-			for _, t := range old.tools {
-				owner[t] = w.path
+		c := &candidate{wantedModule: w, old: f.loaded[w.path]}
+		c.digest, c.err = fileDigest(w.path)
+		if c.err == nil && (c.old == nil || c.old.digest != c.digest || c.old.group != w.group) {
+			toLoad = append(toLoad, w.path)
+		}
+		cands = append(cands, c)
+	}
+	loadedNow := map[string]int{}
+	for i, p := range toLoad {
+		loadedNow[p] = i
+	}
+	plugins, loadErrs := f.h.LoadFiles(ctx, toLoad, f.opts.Config)
+	// Unchanged modules keep their tool names first, so that a new module
+	// cannot take a name from one that serves on.
+	for _, c := range cands {
+		if _, changed := loadedNow[c.path]; !changed && c.err == nil {
+			next[c.path] = c.old
+			for _, t := range c.old.tools {
+				owner[t] = c.path
 			}
-			delete(f.failed, w.path)
+			delete(f.failed, c.path)
+		}
+	}
+	keepOld := func(c *candidate, err error) {
+		stillFailing[c.path] = true
+		fail(c.path, c.group, err)
+		if c.old != nil {
+			next[c.path] = c.old
+			for _, t := range c.old.tools {
+				owner[t] = c.path
+			}
+		}
+	}
+	// Broken files next: their last good versions keep their names too.
+	var good []*candidate
+	for _, c := range cands {
+		i, changed := loadedNow[c.path]
+		switch {
+		case !changed && c.err == nil:
+			continue
+		case changed:
+			c.plugin, c.err = plugins[i], loadErrs[i]
+		}
+		if c.err == nil && len(c.plugin.Tools()) == 0 {
+			c.err = errors.New("the module offers no tools")
+		}
+		if c.err != nil {
+			if c.plugin != nil {
+				_ = c.plugin.Close(ctx)
+			}
+			keepOld(c, c.err)
 			continue
 		}
-		var p *Plugin
-		if err == nil {
-			cfg := Config{}
-			if f.opts.Config != nil {
-				cfg = f.opts.Config(w.path)
-			}
-			p, err = f.h.LoadFile(ctx, w.path, cfg)
-		}
-		if err == nil && len(p.Tools()) == 0 {
-			err = errors.New("the module offers no tools")
-		}
+		good = append(good, c)
+	}
+	for _, c := range good {
 		var names []string
-		if err == nil {
-			for _, t := range p.Tools() {
-				name := t.Spec().Name
-				if other, taken := owner[name]; taken {
-					err = fmt.Errorf("tool %s is already served by %s", name, other)
-					break
-				}
-				names = append(names, name)
+		var err error
+		for _, t := range c.plugin.Tools() {
+			name := t.Spec().Name
+			if other, taken := owner[name]; taken && other != c.path {
+				err = fmt.Errorf("tool %s is already served by %s", name, other)
+				break
 			}
+			names = append(names, name)
 		}
 		if err != nil {
-			if p != nil {
-				_ = p.Close(ctx)
-			}
-			stillFailing[w.path] = true
-			fail(w.path, w.group, err)
-			if old != nil {
-				next[w.path] = old
-				for _, t := range old.tools {
-					owner[t] = w.path
-				}
-			}
+			_ = c.plugin.Close(ctx)
+			keepOld(c, err)
 			continue
 		}
-		m := &folderModule{plugin: p, group: w.group, digest: digest, tools: names}
-		next[w.path] = m
+		m := &folderModule{plugin: c.plugin, group: c.group, digest: c.digest, tools: names}
+		next[c.path] = m
 		for _, t := range names {
-			owner[t] = w.path
+			owner[t] = c.path
 		}
-		delete(f.failed, w.path)
-		swaps = append(swaps, swap{w.path, old, m})
+		delete(f.failed, c.path)
+		swaps = append(swaps, swap{c.path, c.old, m})
 	}
 	for p := range f.failed {
 		if !stillFailing[p] {
