@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"text/tabwriter"
 
@@ -38,6 +39,7 @@ With --json the output is one object:
 	 "groups": [{"name", "description", "active"}],
 	 "skills": [{"name", "description", "dir", "group", "activates", "allowed_tools", "license", "metadata"}],
 	 "broken_skills": [{"path", "error", "serving"}],
+	 "broken_plugins": [{"path", "error"}],
 	 "skills_prompt": "..."}
 `
 
@@ -110,6 +112,13 @@ func runList(ctx context.Context, e *env, args []string) error {
 		}
 		broken = pf.library.Broken()
 	}
+	brokenPlugins := []brokenPlugin{}
+	for _, f := range pf.folders {
+		failed := f.Failed()
+		for _, p := range slices.Sorted(maps.Keys(failed)) {
+			brokenPlugins = append(brokenPlugins, brokenPlugin{p, failed[p]})
+		}
+	}
 	prompt := skills.Prompt(visible)
 	if *promptOnly {
 		_, err := io.WriteString(e.stdout, prompt)
@@ -118,14 +127,15 @@ func runList(ctx context.Context, e *env, args []string) error {
 
 	if *asJSON {
 		return writeJSON(e.stdout, struct {
-			Tools        []listedTool    `json:"tools"`
-			Groups       []listedGroup   `json:"groups"`
-			Skills       []skills.Skill  `json:"skills"`
-			BrokenSkills []skills.Broken `json:"broken_skills"`
-			SkillsPrompt string          `json:"skills_prompt"`
-		}{tools, groups, visible, broken, prompt})
+			Tools         []listedTool    `json:"tools"`
+			Groups        []listedGroup   `json:"groups"`
+			Skills        []skills.Skill  `json:"skills"`
+			BrokenSkills  []skills.Broken `json:"broken_skills"`
+			BrokenPlugins []brokenPlugin  `json:"broken_plugins"`
+			SkillsPrompt  string          `json:"skills_prompt"`
+		}{tools, groups, visible, broken, brokenPlugins, prompt})
 	}
-	defer printSkills(e.stdout, visible, broken)
+	defer printSkills(e.stdout, visible, broken, brokenPlugins)
 	if len(tools) == 0 {
 		fmt.Fprintf(e.stdout, "No tools are registered. The built-in tools and plugins are not in this build yet;\nset %s=1 to try the two demo tools.\n", demoToolsEnv)
 		return nil
@@ -147,8 +157,9 @@ func runList(ctx context.Context, e *env, args []string) error {
 	return tw.Flush()
 }
 
-// printSkills prints the skills table and the broken skills, if any.
-func printSkills(w io.Writer, visible []skills.Skill, broken []skills.Broken) {
+// printSkills prints the skills table, the broken skills and the broken
+// plugins, if any.
+func printSkills(w io.Writer, visible []skills.Skill, broken []skills.Broken, brokenPlugins []brokenPlugin) {
 	if len(visible) > 0 {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -165,6 +176,15 @@ func printSkills(w io.Writer, visible []skills.Skill, broken []skills.Broken) {
 		}
 		fmt.Fprintln(w)
 	}
+	for _, b := range brokenPlugins {
+		fmt.Fprintf(w, "\nBROKEN PLUGIN %s: %s\n", b.Path, b.Err)
+	}
+}
+
+// brokenPlugin is a plugin file that failed to load, as list prints it.
+type brokenPlugin struct {
+	Path string `json:"path"`
+	Err  string `json:"error"`
 }
 
 func yesNo(b bool) string {

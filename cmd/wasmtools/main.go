@@ -34,6 +34,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/wasmtools/wasmtools/host"
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/skills"
 )
@@ -285,15 +286,16 @@ type permFlags struct {
 	mode             permission.Mode
 	workdirs         []string // absolute
 	allow, deny, ask []permission.Rule
-	plugins          []string // plugin folders, absolute
-	skillDirs        []string // skill folders, absolute
-	noWatch          bool     // --no-watch: load folders once
-	watch            bool     // the command runs long enough to watch folders (serve)
-	library          *skills.Library
-	mcpConfigs       []string // MCP server configuration files
-	modeSet          bool     // --mode was given
-	configPath       string   // --config, or "" for ./wasmtools.yaml if present
-	config           *config  // the configuration read, if any
+	plugins          []string        // plugin folders, absolute
+	skillDirs        []string        // skill folders, absolute
+	noWatch          bool            // --no-watch: load folders once
+	watch            bool            // the command runs long enough to watch folders (serve)
+	library          *skills.Library // the skills loaded, once newToolkit ran
+	folders          []*host.Folder  // the plugin folders, once newToolkit ran
+	mcpConfigs       []string        // MCP server configuration files
+	modeSet          bool            // --mode was given
+	configPath       string          // --config, or "" for ./wasmtools.yaml if present
+	config           *config         // the configuration read, if any
 }
 
 func (p *permFlags) register(fs *flag.FlagSet) {
@@ -330,7 +332,7 @@ func (p *permFlags) register(fs *flag.FlagSet) {
 		p.skillDirs = append(p.skillDirs, dir)
 		return nil
 	})
-	fs.BoolVar(&p.noWatch, "no-watch", false, "load skill folders once instead of following their changes (serve)")
+	fs.BoolVar(&p.noWatch, "no-watch", false, "load plugin and skill folders once instead of following their changes (serve)")
 	fs.Func("plugins", "load every .wasm plugin in `dir`ectory (grants from each NAME.json beside NAME.wasm); repeatable", func(s string) error {
 		dir, err := filepath.Abs(s)
 		if err != nil {

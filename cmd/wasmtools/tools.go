@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/wasmtools/wasmtools/host"
 	"github.com/wasmtools/wasmtools/skills"
@@ -58,7 +59,7 @@ func newToolkit(ctx context.Context, e *env, opts toolkit.Options, pf *permFlags
 		}
 	}
 	if len(pf.plugins) > 0 {
-		c, err := loadPlugins(ctx, e, tk, pf.plugins, cfg)
+		c, err := loadPlugins(ctx, e, tk, pf, cfg)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -163,52 +164,58 @@ func connectMCP(ctx context.Context, e *env, tk *toolkit.Toolkit, files []string
 	}, nil
 }
 
-// loadPlugins loads the .wasm files of the folders (compiling them in
-// parallel) and registers their tools.
-func loadPlugins(ctx context.Context, e *env, tk *toolkit.Toolkit, dirs []string, cfg *config) (func(), error) {
+// loadPlugins serves the plugin folders: the .wasm files directly in a
+// folder join the basic group, each sub-folder is a tool group of its own
+// (see host.Folder). A module that fails to load is reported and skipped:
+// one broken file never stops the others. When the command watches, each
+// folder follows its changes until the returned function is called.
+func loadPlugins(ctx context.Context, e *env, tk *toolkit.Toolkit, pf *permFlags, cfg *config) (func(), error) {
 	h, err := host.New(host.Options{Logger: e.log, Version: versionString()})
 	if err != nil {
 		return nil, err
 	}
-	var paths []string
-	for _, dir := range dirs {
-		files, err := host.ModuleFiles(dir)
-		if err != nil {
-			return nil, fmt.Errorf("--plugins %s: %w", dir, err)
-		}
-		paths = append(paths, files...)
-	}
-	plugins, errs := h.LoadFiles(ctx, paths, func(path string) host.Config {
+	grants := func(path string) host.Config {
 		// Grants from the configuration, by plugin (file) name.
 		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 		if cfg != nil {
 			return host.Config{Grants: cfg.Grants[name]}
 		}
 		return host.Config{}
-	})
-	var loaded []*host.Plugin
-	for i, p := range plugins {
-		if errs[i] != nil {
-			e.log.Warn("plugin not loaded", "file", paths[i], "err", errs[i])
-			continue
-		}
-		ok := true
-		for _, t := range p.Tools() {
-			if err := tk.Register(t); err != nil {
-				e.log.Warn("plugin tool not registered", "file", paths[i], "tool", t.Spec().Name, "err", err)
-				ok = false
-			}
-		}
-		if ok || len(p.Tools()) > 0 {
-			loaded = append(loaded, p)
-		}
 	}
-	return func() {
-		for _, p := range loaded {
-			p.Close(context.Background())
+	watch := pf.watch && !pf.noWatch
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	var folders []*host.Folder
+	var watches sync.WaitGroup
+	closeAll := func() {
+		stopWatching()
+		watches.Wait()
+		for _, f := range folders {
+			_ = f.Close(context.Background())
 		}
 		h.Close(context.Background())
-	}, nil
+	}
+	for _, dir := range pf.plugins {
+		// A folder that does not exist yet is fine to watch, not to load.
+		if info, err := os.Stat(dir); err != nil && !watch || err == nil && !info.IsDir() {
+			closeAll()
+			return nil, fmt.Errorf("--plugins %s: not a folder", dir)
+		}
+		f, err := h.OpenFolder(ctx, tk, dir, host.FolderOptions{Config: grants})
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("--plugins %s: %w", dir, err)
+		}
+		folders = append(folders, f)
+		if watch {
+			watches.Go(func() {
+				if err := f.Watch(watchCtx); err != nil {
+					e.log.Warn("plugin folder not watched; restart to pick up changes", "dir", dir, "err", err)
+				}
+			})
+		}
+	}
+	pf.folders = folders
+	return closeAll, nil
 }
 
 // textInput is the input of the demo tools.
