@@ -30,8 +30,8 @@ type DirOptions struct {
 	// Recursive finds SKILL.md files at any depth below the root; without
 	// it only the root itself and its direct sub-folders are looked at.
 	Recursive bool
-	// Group is the tool group every skill of the folder belongs to; empty
-	// means always visible.
+	// Group is the tool group of the folder's skills that do not name one
+	// in their metadata; empty means always visible.
 	Group string
 }
 
@@ -156,7 +156,10 @@ func (l *Library) LoadDir(root string, opts DirOptions) error {
 		if err == nil {
 			s, err = Parse(data)
 		}
-		s.Dir, s.Group = filepath.Dir(path), opts.Group
+		s.Dir = filepath.Dir(path)
+		if s.Group == "" {
+			s.Group = opts.Group
+		}
 		results = append(results, parsed{path, s, err})
 	}
 	l.update(func(n *snapshot) bool {

@@ -35,7 +35,9 @@ type Skill struct {
 	Files map[string]string `json:"-"`
 
 	// Group is the tool group the skill belongs to: the skill is visible
-	// only while that group is active. Empty means always visible.
+	// only while that group is active. Empty means always visible. A
+	// folder skill takes it from the front matter's metadata "group", else
+	// from DirOptions.Group.
 	Group string `json:"group,omitempty"`
 	// Activates is the tool group that reading the skill activates for the
 	// session. A folder skill takes it from the front matter's
@@ -94,12 +96,14 @@ func Parse(data []byte) (Skill, error) {
 		return Skill{}, fmt.Errorf("skill %q: allowed-tools: %w", s.Name, err)
 	}
 	s.AllowedTools = tools
-	if g, ok := fm.Metadata["tool-group"]; ok {
-		name, isString := g.(string)
-		if !isString {
-			return Skill{}, fmt.Errorf("skill %q: metadata tool-group must be a group name, got %T", s.Name, g)
+	for key, field := range map[string]*string{"tool-group": &s.Activates, "group": &s.Group} {
+		if g, ok := fm.Metadata[key]; ok {
+			name, isString := g.(string)
+			if !isString {
+				return Skill{}, fmt.Errorf("skill %q: metadata %s must be a group name, got %T", s.Name, key, g)
+			}
+			*field = name
 		}
-		s.Activates = name
 	}
 	return s, nil
 }

@@ -42,6 +42,11 @@ func TestParse(t *testing.T) {
 		{name: "blank description", in: "---\nname: x\ndescription: \"  \"\n---\n", wantErr: `"description" is required`},
 		{name: "bad YAML", in: "---\nname: [x\ndescription: d\n---\n", wantErr: "front matter"},
 		{name: "tools as a map", in: "---\nname: x\ndescription: d\nallowed-tools: {a: b}\n---\n", wantErr: "allowed-tools"},
+		{
+			name: "member of a group",
+			in:   "---\nname: x\ndescription: d\nmetadata: {group: ops, tool-group: deploy}\n---\n",
+			want: Skill{Name: "x", Description: "d", Metadata: map[string]any{"group": "ops", "tool-group": "deploy"}, Group: "ops", Activates: "deploy"},
+		},
 		{name: "group not a string", in: "---\nname: x\ndescription: d\nmetadata: {tool-group: [a]}\n---\n", wantErr: "tool-group"},
 		{name: "empty header", in: "---\n---\nbody", wantErr: `"name" is required`},
 	}

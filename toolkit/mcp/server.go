@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -213,6 +214,9 @@ var acceptedMedia = []string{"image/png", "image/jpeg", "image/gif", "image/webp
 // this into a plain elicitation for clients on older protocol versions.
 func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	sid := s.sessionID(req.Session)
+	// A call may change the session's active groups (reset_tools, or the
+	// Skill viewer activating a skill's group): then its tool list changed.
+	groupsBefore, _ := s.tk.ActiveGroups(ctx, sid)
 	var turn *toolkit.Turn
 	if state := req.Params.RequestState; state != "" {
 		p := s.takePending(state, sid)
@@ -246,7 +250,7 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 		out := turn.Outcomes()[0]
 		switch out.Status {
 		case toolkit.StatusDone:
-			if out.Call.Name == toolkit.ResetToolsName && out.Response.State == toolkit.StateSuccess {
+			if after, err := s.tk.ActiveGroups(ctx, sid); err == nil && !slices.Equal(groupsBefore, after) {
 				s.announceToolsChanged()
 			}
 			return toResult(out.Response), nil
