@@ -32,11 +32,19 @@ output, with the current directory as the working directory. Logs go to
 standard error only: standard output is the protocol. It stops on
 SIGINT, SIGTERM, or when standard input closes.
 
+Plugin folders (--plugins) and skill folders (--skills) are watched:
+drop, replace, rename or delete a .wasm or a skill folder and the running
+server follows, telling clients with notifications/tools/list_changed. A
+new version is loaded and checked before it replaces the old one; a
+broken file is logged and the last good version keeps serving.
+--no-watch loads the folders once.
+
 Examples:
 
 	wasmtools serve
 	wasmtools serve --mode accept_edits --workdir ~/src/app
 	wasmtools serve --http 127.0.0.1:8080 --allow 'Bash(npm test:*)'
+	wasmtools serve --plugins ./plugins --skills ./skills
 
 A client configuration (Claude Desktop's claude_desktop_config.json):
 
