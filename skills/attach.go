@@ -13,8 +13,8 @@ import (
 // skills a session sees (Viewer.Visible) for the prompt fragment.
 func Attach(tk *toolkit.Toolkit, lib *Library) (*Viewer, error) {
 	v := NewViewer(lib, tk)
-	var mu sync.Mutex // orders syncs from concurrent library changes
-	sync := func() error {
+	var mu sync.Mutex // orders reconciles from concurrent library changes
+	reconcile := func() error {
 		mu.Lock()
 		defer mu.Unlock()
 		_, registered := tk.Tool(ViewerName)
@@ -27,11 +27,11 @@ func Attach(tk *toolkit.Toolkit, lib *Library) (*Viewer, error) {
 		}
 		return nil
 	}
-	if err := sync(); err != nil {
+	if err := reconcile(); err != nil {
 		return nil, fmt.Errorf("skills: registering the %s tool: %w", ViewerName, err)
 	}
 	lib.onChange(func() {
-		if err := sync(); err != nil {
+		if err := reconcile(); err != nil {
 			lib.log.Error("skills: keeping the viewer tool in step", "err", err)
 		}
 	})
