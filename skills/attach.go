@@ -30,7 +30,7 @@ func Attach(tk *toolkit.Toolkit, lib *Library) (*Viewer, error) {
 	if err := reconcile(); err != nil {
 		return nil, fmt.Errorf("skills: registering the %s tool: %w", ViewerName, err)
 	}
-	lib.onChange(func() {
+	lib.Subscribe(func() {
 		if err := reconcile(); err != nil {
 			lib.log.Error("skills: keeping the viewer tool in step", "err", err)
 		}

@@ -270,8 +270,9 @@ func (l *Library) update(f func(*snapshot) bool) {
 	}
 }
 
-// onChange adds a hook run after every change.
-func (l *Library) onChange(f func()) {
+// Subscribe adds f to the functions called after every change of the
+// library, outside any lock, beside Options.OnChange.
+func (l *Library) Subscribe(f func()) {
 	l.mu.Lock()
 	l.hooks = append(l.hooks, f)
 	l.mu.Unlock()

@@ -67,29 +67,7 @@ func (v *Viewer) CheckPermissions(context.Context, toolkit.Input, *permission.Co
 
 // Call implements toolkit.Caller.
 func (v *Viewer) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
-	name, file := in.String("skill"), in.String("path")
-	visible, err := v.Visible(ctx)
-	if err != nil {
-		return toolkit.Fail(err)
-	}
-	var s Skill
-	found := false
-	for _, vs := range visible {
-		if vs.Name == name {
-			s, found = vs, true
-		}
-	}
-	if !found {
-		names := make([]string, len(visible))
-		for i, vs := range visible {
-			names[i] = vs.Name
-		}
-		if len(names) == 0 {
-			return toolkit.Fail(fmt.Errorf("skill %q does not exist, and no skill is available now", name))
-		}
-		return toolkit.Fail(fmt.Errorf("skill %q does not exist; available skills: %s", name, strings.Join(names, ", ")))
-	}
-	text, err := v.readFile(s, file)
+	s, text, err := v.read(ctx, in.String("skill"), in.String("path"))
 	if err != nil {
 		return toolkit.Fail(err)
 	}
@@ -97,6 +75,35 @@ func (v *Viewer) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 		text += "\n\n" + note
 	}
 	return toolkit.Single(toolkit.TextChunk(text))
+}
+
+// Read returns a skill's instructions (path "" or SKILL.md) or one of
+// its files, as the viewer tool would, but without activating the skill's
+// group. Visibility follows the session in ctx, as for Visible.
+func (v *Viewer) Read(ctx context.Context, name, path string) (string, error) {
+	_, text, err := v.read(ctx, name, path)
+	return text, err
+}
+
+func (v *Viewer) read(ctx context.Context, name, file string) (Skill, string, error) {
+	visible, err := v.Visible(ctx)
+	if err != nil {
+		return Skill{}, "", err
+	}
+	for _, s := range visible {
+		if s.Name == name {
+			text, err := v.readFile(s, file)
+			return s, text, err
+		}
+	}
+	names := make([]string, len(visible))
+	for i, s := range visible {
+		names[i] = s.Name
+	}
+	if len(names) == 0 {
+		return Skill{}, "", fmt.Errorf("skill %q does not exist, and no skill is available now", name)
+	}
+	return Skill{}, "", fmt.Errorf("skill %q does not exist; available skills: %s", name, strings.Join(names, ", "))
 }
 
 // Visible returns the skills visible to the calling session: those in no

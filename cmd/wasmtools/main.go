@@ -291,6 +291,7 @@ type permFlags struct {
 	noWatch          bool            // --no-watch: load folders once
 	watch            bool            // the command runs long enough to watch folders (serve)
 	library          *skills.Library // the skills loaded, once newToolkit ran
+	viewer           *skills.Viewer  // their viewer tool
 	folders          []*host.Folder  // the plugin folders, once newToolkit ran
 	mcpConfigs       []string        // MCP server configuration files
 	modeSet          bool            // --mode was given

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -69,9 +70,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	// The MCP server offers what the toolkit holds; when that changes (an
 	// MCP server's tool list changed), it refreshes and tells its clients.
-	var srv *mcp.Server
+	// Folder watchers may report changes before the server exists, hence
+	// the atomic pointer.
+	var current atomic.Pointer[mcp.Server]
 	onChange := func(toolkit.Change) {
-		if srv != nil {
+		if srv := current.Load(); srv != nil {
 			if err := srv.Refresh(context.Background()); err != nil {
 				e.log.Warn("tool list refresh failed", "err", err)
 			}
@@ -83,9 +86,13 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer closeTools()
-	srv = mcp.NewServer(tk, mcp.ServerOptions{Name: "wasmtools", Version: versionString(), Logger: e.log})
+	srv := mcp.NewServer(tk, mcp.ServerOptions{Name: "wasmtools", Version: versionString(), Logger: e.log})
+	current.Store(srv)
 	if err := srv.Refresh(ctx); err != nil {
 		return err
+	}
+	if pf.library != nil {
+		offerSkillPrompts(srv.SDK(), pf.library, pf.viewer, e.log)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()

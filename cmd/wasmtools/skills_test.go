@@ -125,6 +125,16 @@ func TestServeSkillsHotReload(t *testing.T) {
 		t.Fatalf("first read: %v %q", isErr, text)
 	}
 
+	// Skills are MCP prompts too.
+	prompts, err := cs.ListPrompts(ctx, nil)
+	if err != nil || len(prompts.Prompts) != 1 || prompts.Prompts[0].Name != "pdf" || prompts.Prompts[0].Description != "PDF files." {
+		t.Fatalf("prompts/list: %v %+v", err, prompts)
+	}
+	got, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "pdf"})
+	if err != nil || len(got.Messages) != 1 || got.Messages[0].Content.(*sdk.TextContent).Text != "version one" {
+		t.Fatalf("prompts/get: %v %+v", err, got)
+	}
+
 	writeSkill(t, skillDir, "pdf", "PDF files.", "version two")
 	if text, _ := view(map[string]any{"skill": "pdf"}); text != "version two" {
 		t.Errorf("edit not visible on the next call: %q", text)
@@ -140,6 +150,10 @@ func TestServeSkillsHotReload(t *testing.T) {
 
 	writeSkill(t, skillDir, "xlsx", "Spreadsheets.", "cells")
 	waitFor("added skill", func() bool { text, isErr := view(map[string]any{"skill": "xlsx"}); return !isErr && text == "cells" })
+	waitFor("added skill's prompt", func() bool {
+		p, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "xlsx"})
+		return err == nil && p.Messages[0].Content.(*sdk.TextContent).Text == "cells"
+	})
 
 	if err := os.RemoveAll(filepath.Join(skillDir, "xlsx")); err != nil {
 		t.Fatal(err)
@@ -148,4 +162,7 @@ func TestServeSkillsHotReload(t *testing.T) {
 		text, isErr := view(map[string]any{"skill": "xlsx"})
 		return isErr && strings.Contains(text, "available skills: pdf")
 	})
+	if _, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "xlsx"}); err == nil {
+		t.Error("the deleted skill is still a prompt")
+	}
 }

@@ -88,10 +88,11 @@ func newToolkit(ctx context.Context, e *env, opts toolkit.Options, pf *permFlags
 // viewer, following the folders' changes when the command watches.
 func loadSkills(ctx context.Context, e *env, tk *toolkit.Toolkit, pf *permFlags) (func(), error) {
 	lib := skills.NewLibrary(skills.Options{Logger: e.log})
-	if _, err := skills.Attach(tk, lib); err != nil {
+	viewer, err := skills.Attach(tk, lib)
+	if err != nil {
 		return nil, err
 	}
-	pf.library = lib
+	pf.library, pf.viewer = lib, viewer
 	watchCtx, stop := context.WithCancel(ctx)
 	for _, dir := range pf.skillDirs {
 		opts := skills.DirOptions{Recursive: true}
