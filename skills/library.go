@@ -137,7 +137,7 @@ func (l *Library) Remove(name string) bool {
 // but cannot be read is recorded as Broken and the skills loaded from it
 // before keep serving.
 func (l *Library) LoadDir(root string, opts DirOptions) error {
-	root = filepath.Clean(root)
+	root = resolveRoot(root)
 	found, scanErr := scan(root, opts.Recursive)
 	if errors.Is(scanErr, fs.ErrNotExist) {
 		// A deleted folder serves nothing; its skills come back with it.
@@ -177,12 +177,17 @@ func (l *Library) LoadDir(root string, opts DirOptions) error {
 			l.log.Warn("skills: folder unreadable; skills loaded from it before keep serving", "dir", root, "err", scanErr)
 			return true
 		}
-		seen := map[string]bool{} // folders with a SKILL.md in this scan
+		seen := map[string]bool{}    // folders with a SKILL.md in this scan
+		named := map[string]string{} // skill name -> folder, in this scan
 		for _, r := range results {
 			seen[r.skill.Dir] = true
 			if r.err == nil {
-				if other, dup := n.skills[r.skill.Name]; dup && other.skill.Dir != r.skill.Dir && other.source != root {
+				if dir, dup := named[r.skill.Name]; dup {
+					r.err = fmt.Errorf("name %q is already used by the skill in %s", r.skill.Name, dir)
+				} else if other, dup := n.skills[r.skill.Name]; dup && other.skill.Dir != r.skill.Dir && other.source != root {
 					r.err = fmt.Errorf("name %q is already used by the skill in %s", r.skill.Name, cmp.Or(other.skill.Dir, "memory"))
+				} else {
+					named[r.skill.Name] = r.skill.Dir
 				}
 			}
 			if r.err != nil {
@@ -229,8 +234,8 @@ func (l *Library) LoadDir(root string, opts DirOptions) error {
 func (l *Library) refresh(s, fresh Skill) {
 	l.update(func(n *snapshot) bool {
 		e, ok := n.skills[s.Name]
-		if !ok || e.skill.Dir != s.Dir || fresh.Name != s.Name {
-			return false
+		if !ok || !sameSkill(e.skill, s) || fresh.Name != s.Name {
+			return false // a reload got there first: its version is newer
 		}
 		fresh.Dir, fresh.Group, fresh.Files = s.Dir, s.Group, s.Files
 		if sameSkill(e.skill, fresh) {
@@ -292,6 +297,17 @@ func sameSkill(a, b Skill) bool {
 		a.License == b.License && slices.Equal(a.AllowedTools, b.AllowedTools) &&
 		a.Dir == b.Dir && a.Group == b.Group && a.Activates == b.Activates &&
 		fmt.Sprint(a.Metadata) == fmt.Sprint(b.Metadata)
+}
+
+// resolveRoot cleans root and, when it is a symbolic link (a dotfiles
+// setup), resolves it: the walk below does not enter links, and the viewer
+// refuses skill folders that are links.
+func resolveRoot(root string) string {
+	root = filepath.Clean(root)
+	if resolved, err := filepath.EvalSymlinks(root); err == nil {
+		return resolved
+	}
+	return root
 }
 
 // within reports whether path is root or below it.

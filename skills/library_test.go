@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
@@ -273,5 +275,75 @@ func TestPrompt(t *testing.T) {
 		if !strings.Contains(p, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, p)
 		}
+	}
+}
+
+// TestViewerFailsClosed pins the ways a file outside a skill could be
+// served after loading: the skill folder or its SKILL.md swapped for a
+// link, and special files that would block the call.
+func TestViewerFailsClosed(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	writeFile(t, root, "foo/SKILL.md", skillMD("foo", "Foo.", "inside"))
+	writeFile(t, outside, "SKILL.md", skillMD("foo", "Foo.", "OUTSIDE"))
+	writeFile(t, outside, "id_rsa", "SECRET KEY")
+	lib := NewLibrary(Options{Logger: quietLogger()})
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(lib.LoadDir(root, DirOptions{}))
+	v := NewViewer(lib, nil)
+	ctx := context.Background()
+
+	must(syscall.Mkfifo(filepath.Join(root, "foo", "pipe"), 0o644))
+	done := make(chan error, 1)
+	go func() { _, err := v.Read(ctx, "foo", "pipe"); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("FIFO: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("reading a FIFO blocked the viewer")
+	}
+
+	// SKILL.md replaced by a link to a file outside that parses.
+	skillFile := filepath.Join(root, "foo", FileName)
+	must(os.Remove(skillFile))
+	must(os.Symlink(filepath.Join(outside, FileName), skillFile))
+	if text, err := v.Read(ctx, "foo", ""); err != nil || strings.Contains(text, "OUTSIDE") {
+		t.Errorf("linked SKILL.md: %q %v, want the last good version", text, err)
+	}
+
+	// The whole skill folder swapped for a link.
+	must(os.RemoveAll(filepath.Join(root, "foo")))
+	must(os.Symlink(outside, filepath.Join(root, "foo")))
+	if text, err := v.Read(ctx, "foo", "id_rsa"); err == nil || strings.Contains(text, "SECRET") {
+		t.Errorf("linked skill folder: %q %v", text, err)
+	}
+	if text, _ := v.Read(ctx, "foo", ""); strings.Contains(text, "OUTSIDE") {
+		t.Errorf("linked skill folder served its SKILL.md: %q", text)
+	}
+}
+
+func TestLoadDirSymlinkedRootAndDuplicates(t *testing.T) {
+	real, links := t.TempDir(), t.TempDir()
+	writeFile(t, real, "a/SKILL.md", skillMD("same", "from a", ""))
+	writeFile(t, real, "b/SKILL.md", skillMD("same", "from b", ""))
+	link := filepath.Join(links, "skills")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	lib := NewLibrary(Options{Logger: quietLogger()})
+	if err := lib.LoadDir(link, DirOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := lib.Skill("same"); !ok || s.Description != "from a" {
+		t.Errorf("symlinked root: %+v %v, want the skill from a", s, ok)
+	}
+	if b := lib.Broken(); len(b) != 1 || !strings.Contains(b[0].Err, "already used") || !strings.Contains(b[0].Path, filepath.Join("b", FileName)) {
+		t.Errorf("duplicate name in one folder: broken = %+v", b)
 	}
 }

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
@@ -50,8 +52,10 @@ func (v *Viewer) Spec() toolkit.Spec {
 		Name: ViewerName,
 		Description: "Reads a skill: its SKILL.md instructions, or another file of the skill given by path. " +
 			"Skills are not tools: read a skill before doing the task it describes, then follow it.",
-		InputSchema:     viewerSchema,
-		ConcurrencySafe: true,
+		InputSchema: viewerSchema,
+		// Not concurrency-safe: activating a skill's group reads and
+		// writes the session's active groups, as reset_tools does.
+		ConcurrencySafe: false,
 		ReadOnly:        true,
 		Coordination:    true,
 		StateInjected:   true,
@@ -165,9 +169,9 @@ func (v *Viewer) readFile(s Skill, file string) (string, error) {
 		if s.Dir == "" {
 			return s.Body, nil
 		}
-		data, err := os.ReadFile(filepath.Join(s.Dir, FileName))
+		data, err := readInFolder(s.Dir, FileName)
 		if err != nil {
-			return s.Body, nil // removed or unreadable: the last good version keeps serving
+			return s.Body, nil // removed, replaced by a link or unreadable: the last good version keeps serving
 		}
 		fresh, err := Parse(data)
 		if err != nil || fresh.Name != s.Name {
@@ -185,21 +189,57 @@ func (v *Viewer) readFile(s Skill, file string) (string, error) {
 		}
 		return "", notFound(s, file)
 	}
-	root, err := os.OpenRoot(s.Dir)
-	if err != nil {
-		return "", fmt.Errorf("skill %q: %w", s.Name, err)
-	}
-	defer root.Close()
-	data, err := root.ReadFile(filepath.FromSlash(file))
+	data, err := readInFolder(s.Dir, filepath.FromSlash(file))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", notFound(s, file)
-	case err != nil && strings.Contains(err.Error(), "escapes"):
-		return "", fmt.Errorf("skill %q: path %q leads outside the skill's folder", s.Name, file)
 	case err != nil:
-		return "", fmt.Errorf("skill %q: %w", s.Name, err)
+		return "", fmt.Errorf("skill %q: %s: %w", s.Name, file, err)
 	}
 	return string(data), nil
+}
+
+// maxFileSize caps what the viewer returns from one file.
+const maxFileSize = 4 << 20
+
+// readInFolder reads a regular file inside dir and fails closed on
+// everything else: dir itself must be a real folder (not a link that was
+// swapped in after loading), the file may not leave it (os.Root refuses
+// ".." and links out), and it must be a regular file no larger than
+// maxFileSize (a FIFO would block the call forever; it is opened
+// non-blocking and refused).
+func readInFolder(dir, name string) ([]byte, error) {
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return nil, errors.New("the skill's folder is no longer a folder (a symbolic link?); reload the skills")
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, errors.New("the path leads outside the skill's folder or cannot be opened")
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	if st.Size() > maxFileSize {
+		return nil, fmt.Errorf("the file has %d bytes, more than the viewer returns (%d)", st.Size(), maxFileSize)
+	}
+	return io.ReadAll(io.LimitReader(f, maxFileSize+1))
 }
 
 // checkRelative refuses paths that could leave the skill's folder before

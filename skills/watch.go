@@ -38,6 +38,7 @@ func Watch(ctx context.Context, lib *Library, root string, opts WatchOptions) er
 	if err != nil {
 		return fmt.Errorf("skills: watch %s: %w", root, err)
 	}
+	root = resolveRoot(root)
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return fmt.Errorf("skills: watch %s: %w", root, err)
