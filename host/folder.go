@@ -237,8 +237,19 @@ func (f *Folder) Sync(ctx context.Context) {
 		stillFailing[p] = true
 		fail(p, "", err)
 	}
-	// Groups first, so that their tools can be registered.
+	// Groups first, so that their tools can be registered. A sub-folder
+	// named like a group defined elsewhere (the configuration) joins it
+	// but may not redefine or remove it.
+	foreign := map[string]bool{}
+	for _, g := range f.tk.Groups() {
+		if !f.groups[g.Name] {
+			foreign[g.Name] = true
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(groups)) {
+		if foreign[name] {
+			continue
+		}
 		if err := f.tk.PutGroup(groups[name]); err != nil {
 			stillFailing[filepath.Join(f.dir, name)] = true
 			fail(filepath.Join(f.dir, name), name, err)
@@ -305,15 +316,30 @@ func (f *Folder) Sync(ctx context.Context) {
 			delete(f.failed, c.path)
 		}
 	}
+	// Names this folder registered: only those may be replaced. Any other
+	// name in the toolkit (a built-in, another folder's, an MCP tool) is
+	// not ours to take.
+	ours := map[string]bool{}
+	for _, m := range f.loaded {
+		for _, t := range m.tools {
+			ours[t] = true
+		}
+	}
 	keepOld := func(c *candidate, err error) {
 		stillFailing[c.path] = true
 		fail(c.path, c.group, err)
-		if c.old != nil {
-			next[c.path] = c.old
-			for _, t := range c.old.tools {
+		if c.old == nil {
+			return
+		}
+		kept := *c.old
+		kept.tools = nil
+		for _, t := range c.old.tools {
+			if _, taken := owner[t]; !taken {
 				owner[t] = c.path
+				kept.tools = append(kept.tools, t)
 			}
 		}
+		next[c.path] = &kept
 	}
 	// Broken files next: their last good versions keep their names too.
 	var good []*candidate
@@ -337,6 +363,10 @@ func (f *Folder) Sync(ctx context.Context) {
 		}
 		good = append(good, c)
 	}
+	// New versions of serving modules claim their names before new files.
+	slices.SortStableFunc(good, func(a, b *candidate) int {
+		return cmp.Compare(boolInt(a.old == nil), boolInt(b.old == nil))
+	})
 	for _, c := range good {
 		var names []string
 		var err error
@@ -344,6 +374,10 @@ func (f *Folder) Sync(ctx context.Context) {
 			name := t.Spec().Name
 			if other, taken := owner[name]; taken && other != c.path {
 				err = fmt.Errorf("tool %s is already served by %s", name, other)
+				break
+			}
+			if _, exists := f.tk.Tool(name); exists && !ours[name] {
+				err = fmt.Errorf("tool %s is already registered by another source (a built-in tool, another folder or an MCP server); rename the plugin's tool", name)
 				break
 			}
 			names = append(names, name)
@@ -396,7 +430,7 @@ func (f *Folder) Sync(ctx context.Context) {
 			f.log.Info("plugin removed", "file", path, "tools", m.tools)
 			events = append(events, FolderEvent{Kind: EventRemoved, Path: path, Group: m.group, Tools: m.tools})
 			f.retire(m.plugin, f.successor(m, next))
-		case n != m:
+		case n.plugin != m.plugin:
 			f.retire(m.plugin, n.plugin)
 		}
 	}
@@ -410,6 +444,13 @@ func (f *Folder) Sync(ctx context.Context) {
 		}
 	}
 	f.loaded = next
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // successor finds the module that now serves the tools of a removed one

@@ -323,3 +323,49 @@ func heapInUse() uint64 {
 	runtime.ReadMemStats(&ms)
 	return ms.HeapInuse
 }
+
+// TestFolderRespectsOtherSources: a plugin folder may not take a tool name
+// or redefine a group that something else registered.
+func TestFolderRespectsOtherSources(t *testing.T) {
+	wasm := versionedWasm(t)
+	h := newTestHost(t)
+	dir := t.TempDir()
+	tk := toolkit.New(toolkit.Options{Permission: bypass})
+	builtin, err := toolkit.NewFunc("version", "The built-in.", func(context.Context, struct{}) (string, error) { return "built-in", nil }, toolkit.FuncOptions{})
+	must(t, err)
+	must(t, tk.Register(builtin))
+	must(t, tk.AddGroup(toolkit.Group{Name: "ops", Description: "Configured ops group.", Active: true}))
+	other, err := toolkit.NewFunc("deploy", "Configured.", func(context.Context, struct{}) (string, error) { return "ok", nil }, toolkit.FuncOptions{})
+	must(t, err)
+	must(t, tk.Register(other, toolkit.InGroup("ops")))
+
+	var rec recorder
+	ctx := context.Background()
+	install(t, dir, "v", wasm, "1")
+	f, err := h.OpenFolder(ctx, tk, dir, FolderOptions{OnEvent: rec.add})
+	must(t, err)
+	t.Cleanup(func() { f.Close(ctx) })
+	if got := rec.take(); !slices.Equal(got, []string{"failed v.wasm"}) || callVersion(tk, "s") != "built-in" {
+		t.Fatalf("clash with a built-in: events %q, call %q", got, callVersion(tk, "s"))
+	}
+	if !strings.Contains(f.Failed()[filepath.Join(dir, "v.wasm")], "another source") {
+		t.Errorf("failure = %q", f.Failed())
+	}
+
+	// A sub-folder named like the configured group joins it without
+	// redefining it, and leaves it (and its other tools) when removed.
+	must(t, os.Remove(filepath.Join(dir, "v.wasm")))
+	writeAtomic(t, filepath.Join(dir, "ops", GroupFileName), []byte("description: Hijacked.\n"))
+	f.Sync(ctx)
+	if g := tk.Groups(); len(g) != 1 || g[0].Description != "Configured ops group." {
+		t.Errorf("groups = %+v", g)
+	}
+	must(t, os.RemoveAll(filepath.Join(dir, "ops")))
+	f.Sync(ctx)
+	if _, ok := tk.Tool("deploy"); !ok || len(tk.Groups()) != 1 {
+		t.Error("removing the sub-folder removed the configured group or its tools")
+	}
+	if callVersion(tk, "s") != "built-in" {
+		t.Error("the built-in was replaced")
+	}
+}
