@@ -61,6 +61,12 @@ func TestListSkills(t *testing.T) {
 		t.Errorf("--prompt: %d\n%s", r.code, r)
 	}
 
+	// A folder that is not there is an error, not an empty list.
+	missing := filepath.Join(dir, "missing")
+	if r := runBinary(t, nil, "", "list", "--skills", missing); r.code == exitOK || !strings.Contains(r.stderr, "--skills "+missing+": not a folder") {
+		t.Errorf("missing folder: %d\n%s", r.code, r)
+	}
+
 	// Without skills there is no viewer and the prompt is empty.
 	r = runBinary(t, nil, "", "list", "--json")
 	if strings.Contains(r.stdout, `"name": "Skill"`) {

@@ -103,6 +103,10 @@ func loadSkills(ctx context.Context, e *env, tk *toolkit.Toolkit, pf *permFlags)
 			}
 			continue
 		}
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			stop()
+			return nil, fmt.Errorf("--skills %s: not a folder", dir)
+		}
 		if err := lib.LoadDir(dir, opts); err != nil {
 			stop()
 			return nil, fmt.Errorf("--skills %s: %w", dir, err)
