@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -31,9 +32,12 @@ type config struct {
 	Deny        []configRule `yaml:"deny"`
 	Ask         []configRule `yaml:"ask"`
 	Plugins     []string     `yaml:"plugins"`
-	Skills      []string     `yaml:"skills"`
+	// PluginGroup is the tool group of the .wasm files directly in the
+	// plugin folders (sub-folders are groups of their own); one of Groups.
+	PluginGroup string   `yaml:"plugin_group"`
+	Skills      []string `yaml:"skills"`
 	// Grants are per plugin (by name: the file name without .wasm).
-	Grants     map[string]abi.Grants   `yaml:"grants"`
+	Grants     map[string]configGrants `yaml:"grants"`
 	Groups     []configGroup           `yaml:"groups"`
 	MCPServers map[string]configServer `yaml:"mcp_servers"`
 	Limits     configLimits            `yaml:"limits"`
@@ -63,6 +67,28 @@ type configServer struct {
 type configLimits struct {
 	// MaxResultChars cuts longer results (offloading the rest).
 	MaxResultChars int `yaml:"max_result_chars"`
+}
+
+// configGrants are a plugin's grants, spelled as in its NAME.json sidecar
+// (http_hosts, dirs, env, config, memory_mib, timeout_ms): the YAML is
+// read through the JSON form so both files use the same names.
+type configGrants struct{ abi.Grants }
+
+func (g *configGrants) UnmarshalYAML(n *yaml.Node) error {
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return err
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&g.Grants); err != nil {
+		return fmt.Errorf("line %d: grants: %w (fields: dirs, http_hosts, env, config, memory_mib, timeout_ms)", n.Line, err)
+	}
+	return nil
 }
 
 // configRule is a permission rule written in its text form; a malformed
@@ -96,7 +122,7 @@ func loadConfig(path string, explicit bool) (*config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) { // an empty file is no configuration
-		return nil, fmt.Errorf("%s: %w (fields: mode, working_dirs, allow, deny, ask, plugins, skills, grants, groups, mcp_servers, limits)", path, err)
+		return nil, fmt.Errorf("%s: %w (fields: mode, working_dirs, allow, deny, ask, plugins, plugin_group, skills, grants, groups, mcp_servers, limits)", path, err)
 	}
 	c.file = path
 	if c.Mode != "" {
@@ -161,6 +187,14 @@ func (c *config) apply(p *permFlags) {
 		p.skillDirs = append(p.skillDirs, c.rel(d))
 	}
 	p.config = c
+}
+
+// pluginGroup returns the group of top-level plugin files, "" for basic.
+func (c *config) pluginGroup() string {
+	if c == nil {
+		return ""
+	}
+	return c.PluginGroup
 }
 
 // servers returns the configured MCP servers.

@@ -98,3 +98,33 @@ mcp_servers:
 		t.Errorf("mcp__everything__echo not in group demo: %s", r.stdout)
 	}
 }
+
+func TestConfigPluginGroup(t *testing.T) {
+	plugins := t.TempDir()
+	wasm, err := os.ReadFile(testplugins.Source(t, filepath.Join(testplugins.Root(t), "plugins", "testdata", "versioned")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(plugins, "v.wasm"), wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeConfig(t, fmt.Sprintf("plugins: [%q]\nplugin_group: extra\ngroups:\n  - name: extra\n    description: Extra tools.\n", plugins))
+	r := runBinary(t, nil, "", "list", "--json", "--config", cfg)
+	if r.code != exitOK || !strings.Contains(r.stdout, `"name": "version",
+      "group": "extra"`) {
+		t.Errorf("plugin_group: %s", r)
+	}
+	// Grants use the sidecar's names.
+	cfg = writeConfig(t, fmt.Sprintf("plugins: [%q]\ngrants:\n  v: {env: {VERSION: from-yaml}, timeout_ms: 5000}\n", plugins))
+	if r := runBinary(t, nil, "", "call", "version", "{}", "--config", cfg); r.code != exitOK || !strings.Contains(r.stdout, "version from-yaml") {
+		t.Errorf("grants from wasmtools.yaml: %s", r)
+	}
+	cfg = writeConfig(t, "grants:\n  v: {httphosts: [x]}\n")
+	if r := runBinary(t, nil, "", "list", "--config", cfg); r.code == exitOK || !strings.Contains(r.stderr, "http_hosts") {
+		t.Errorf("misspelt grant: %s", r)
+	}
+	cfg = writeConfig(t, fmt.Sprintf("plugins: [%q]\nplugin_group: nope\n", plugins))
+	if r := runBinary(t, nil, "", "list", "--config", cfg); r.code == exitOK || !strings.Contains(r.stderr, `plugin_group "nope" is not one of the groups`) {
+		t.Errorf("unknown plugin_group: %s", r)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -175,6 +176,9 @@ func connectMCP(ctx context.Context, e *env, tk *toolkit.Toolkit, files []string
 // one broken file never stops the others. When the command watches, each
 // folder follows its changes until the returned function is called.
 func loadPlugins(ctx context.Context, e *env, tk *toolkit.Toolkit, pf *permFlags, cfg *config) (func(), error) {
+	if g := cfg.pluginGroup(); g != "" && !slices.ContainsFunc(tk.Groups(), func(x toolkit.Group) bool { return x.Name == g }) {
+		return nil, fmt.Errorf("%s: plugin_group %q is not one of the groups: add it under groups", cfg.file, g)
+	}
 	h, err := host.New(host.Options{Logger: e.log, Version: versionString()})
 	if err != nil {
 		return nil, err
@@ -183,7 +187,7 @@ func loadPlugins(ctx context.Context, e *env, tk *toolkit.Toolkit, pf *permFlags
 		// Grants from the configuration, by plugin (file) name.
 		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 		if cfg != nil {
-			return host.Config{Grants: cfg.Grants[name]}
+			return host.Config{Grants: cfg.Grants[name].Grants}
 		}
 		return host.Config{}
 	}
@@ -205,7 +209,7 @@ func loadPlugins(ctx context.Context, e *env, tk *toolkit.Toolkit, pf *permFlags
 			closeAll()
 			return nil, fmt.Errorf("--plugins %s: not a folder", dir)
 		}
-		f, err := h.OpenFolder(ctx, tk, dir, host.FolderOptions{Config: grants})
+		f, err := h.OpenFolder(ctx, tk, dir, host.FolderOptions{Config: grants, Group: cfg.pluginGroup()})
 		if err != nil {
 			closeAll()
 			return nil, fmt.Errorf("--plugins %s: %w", dir, err)
