@@ -3,11 +3,9 @@ package builtin
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -293,81 +291,9 @@ func (b *Bash) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 		}
 		req := ExecRequest{Command: in.String("command"), Dir: b.cwd(pc), Timeout: timeout}
 
-		type piece struct {
-			text string
-		}
-		pieces := make(chan piece, 64)
-		done := make(chan struct{})
-		var res ExecResult
-		var execErr error
-		execCtx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		go func() {
-			defer close(done)
-			defer close(pieces)
-			res, execErr = b.backend.Exec(execCtx, req, func(_ Stream, data []byte) {
-				select {
-				case pieces <- piece{text: string(data)}:
-				case <-execCtx.Done():
-				}
+		streamCommand(ctx, yield, MaxBashOutput, timeout, "the command and its children were killed",
+			func(ctx context.Context, output func([]byte)) (ExecResult, error) {
+				return b.backend.Exec(ctx, req, func(_ Stream, data []byte) { output(data) })
 			})
-		}()
-		shown := 0
-		total := 0
-		stopped := false
-		for p := range pieces {
-			total += utf8.RuneCountInString(p.text)
-			if stopped || shown >= MaxBashOutput {
-				continue
-			}
-			text := p.text
-			if n := utf8.RuneCountInString(text); shown+n > MaxBashOutput {
-				text = cutRunes(text, MaxBashOutput-shown)
-			}
-			shown += utf8.RuneCountInString(text)
-			if !yield(toolkit.TextChunk(text), nil) {
-				stopped = true
-				cancel()
-			}
-		}
-		<-done
-		if stopped {
-			return
-		}
-		if execErr != nil {
-			yield(nil, execErr)
-			return
-		}
-		var note strings.Builder
-		if total > shown {
-			fmt.Fprintf(&note, "\n[output cut: %d of %d characters shown]", shown, total)
-		}
-		state := toolkit.StateSuccess
-		switch {
-		case res.TimedOut:
-			fmt.Fprintf(&note, "\n[timed out after %s: the command and its children were killed]", timeout)
-			state = toolkit.StateError
-		case res.ExitCode != 0:
-			fmt.Fprintf(&note, "\n[exit code %d]", res.ExitCode)
-			state = toolkit.StateError
-		}
-		final := &toolkit.Chunk{State: state, Last: true, Metadata: map[string]any{
-			"exit_code": res.ExitCode, "timed_out": res.TimedOut, "duration_ms": res.Duration.Milliseconds(),
-		}}
-		if note.Len() > 0 {
-			final.Content = []toolkit.Block{toolkit.TextBlock(note.String())}
-		}
-		yield(final, nil)
 	}
-}
-
-func cutRunes(s string, n int) string {
-	i := 0
-	for off := range s {
-		if i == n {
-			return s[:off]
-		}
-		i++
-	}
-	return s
 }

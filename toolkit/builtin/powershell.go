@@ -216,66 +216,11 @@ func (p *PowerShell) Call(ctx context.Context, in toolkit.Input) toolkit.Stream 
 			pc = rt.Permission
 		}
 
-		pieces := make(chan string, 64)
-		done := make(chan struct{})
-		var res ExecResult
-		var runErr error
-		runCtx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		go func() {
-			defer close(done)
-			defer close(pieces)
-			res, runErr = runPowerShell(runCtx, exe, powerShellArgs(in.String("command")), p.cwd(pc), timeout, func(data []byte) {
-				select {
-				case pieces <- string(data):
-				case <-runCtx.Done():
-				}
+		args, dir := powerShellArgs(in.String("command")), p.cwd(pc)
+		streamCommand(ctx, yield, MaxPowerShellOutput, timeout, "the command was killed",
+			func(ctx context.Context, output func([]byte)) (ExecResult, error) {
+				return runPowerShell(ctx, exe, args, dir, timeout, output)
 			})
-		}()
-		shown, total := 0, 0
-		stopped := false
-		for text := range pieces {
-			total += utf8.RuneCountInString(text)
-			if stopped || shown >= MaxPowerShellOutput {
-				continue // keep draining so the runner never blocks
-			}
-			if n := utf8.RuneCountInString(text); shown+n > MaxPowerShellOutput {
-				text = powerShellCutRunes(text, MaxPowerShellOutput-shown)
-			}
-			shown += utf8.RuneCountInString(text)
-			if !yield(toolkit.TextChunk(text), nil) {
-				stopped = true
-				cancel()
-			}
-		}
-		<-done
-		if stopped {
-			return
-		}
-		if runErr != nil {
-			yield(nil, runErr)
-			return
-		}
-		var note strings.Builder
-		if total > shown {
-			fmt.Fprintf(&note, "\n[output cut: %d of %d characters shown]", shown, total)
-		}
-		state := toolkit.StateSuccess
-		switch {
-		case res.TimedOut:
-			fmt.Fprintf(&note, "\n[timed out after %s: the command was killed]", timeout)
-			state = toolkit.StateError
-		case res.ExitCode != 0:
-			fmt.Fprintf(&note, "\n[exit code %d]", res.ExitCode)
-			state = toolkit.StateError
-		}
-		final := &toolkit.Chunk{State: state, Last: true, Metadata: map[string]any{
-			"exit_code": res.ExitCode, "timed_out": res.TimedOut, "duration_ms": res.Duration.Milliseconds(),
-		}}
-		if note.Len() > 0 {
-			final.Content = []toolkit.Block{toolkit.TextBlock(note.String())}
-		}
-		yield(final, nil)
 	}
 }
 
@@ -370,16 +315,4 @@ func completeUTF8(b []byte) int {
 		}
 	}
 	return len(b)
-}
-
-// powerShellCutRunes returns the first n characters of s.
-func powerShellCutRunes(s string, n int) string {
-	i := 0
-	for off := range s {
-		if i == n {
-			return s[:off]
-		}
-		i++
-	}
-	return s
 }
