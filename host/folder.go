@@ -18,9 +18,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/wasmtools/wasmtools/internal/watch"
 	"github.com/wasmtools/wasmtools/toolkit"
 )
 
@@ -522,56 +522,11 @@ func fileDigest(path string) (string, error) {
 // and created again. It returns when ctx ends, or at once with an error
 // when the folder's parent cannot be watched.
 func (f *Folder) Watch(ctx context.Context) error {
-	w, err := fsnotify.NewWatcher()
+	w, err := watch.New(f.dir, watch.Options{Depth: 1, Debounce: f.opts.Debounce, Logger: f.log})
 	if err != nil {
-		return fmt.Errorf("watch %s: %w", f.dir, err)
+		return err
 	}
-	defer w.Close()
-	if err := w.Add(filepath.Dir(f.dir)); err != nil {
-		return fmt.Errorf("watch %s: the parent folder must exist: %w", f.dir, err)
-	}
-	f.watchTree(w)
 	f.Sync(ctx) // catch what changed before the watch was set up
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case ev, ok := <-w.Events:
-			if !ok {
-				return nil
-			}
-			if rel, err := filepath.Rel(f.dir, ev.Name); err != nil || rel == ".." || len(rel) > 2 && rel[:3] == ".."+string(filepath.Separator) {
-				continue // a sibling in the parent folder
-			}
-			if ev.Has(fsnotify.Create) {
-				f.watchTree(w)
-			}
-			timer.Reset(f.opts.Debounce)
-		case err, ok := <-w.Errors:
-			if !ok {
-				return nil
-			}
-			f.log.Warn("plugin folder watch error; reloading to catch up", "err", err)
-			timer.Reset(f.opts.Debounce)
-		case <-timer.C:
-			f.watchTree(w)
-			f.Sync(ctx)
-		}
-	}
-}
-
-// watchTree watches the folder and its direct sub-folders (the groups).
-func (f *Folder) watchTree(w *fsnotify.Watcher) {
-	if err := w.Add(f.dir); err != nil {
-		return // gone; the parent's watch sees it come back
-	}
-	entries, _ := os.ReadDir(f.dir)
-	for _, e := range entries {
-		if e.IsDir() && e.Name()[0] != '.' {
-			_ = w.Add(filepath.Join(f.dir, e.Name()))
-		}
-	}
+	w.Run(ctx, func() { f.Sync(ctx) })
+	return nil
 }

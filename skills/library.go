@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/wasmtools/wasmtools/internal/watch"
 )
 
 // Broken records a skill folder whose SKILL.md could not be used.
@@ -167,7 +169,7 @@ func (l *Library) LoadDir(root string, opts DirOptions) error {
 		prevBroken := maps.Clone(n.broken)
 		// Broken records of this root are rebuilt from this scan.
 		for p := range n.broken {
-			if within(root, p) {
+			if watch.Within(root, p) {
 				delete(n.broken, p)
 				changed = true
 			}
@@ -308,16 +310,6 @@ func resolveRoot(root string) string {
 		return resolved
 	}
 	return root
-}
-
-// within reports whether path is root or below it.
-func within(root, path string) bool {
-	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !filepath.IsAbs(rel) && !startsWithDotDot(rel)
-}
-
-func startsWithDotDot(rel string) bool {
-	return len(rel) >= 3 && rel[:2] == ".." && os.IsPathSeparator(rel[2])
 }
 
 // scan returns the SKILL.md files under root: root's own, then those of its
