@@ -15,7 +15,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -106,6 +108,7 @@ type folderModule struct {
 	plugin *Plugin
 	group  string
 	digest string // of the module and its sidecar
+	stamp  string // their sizes, times and inodes, to skip hashing unchanged files
 	tools  []string
 }
 
@@ -282,6 +285,7 @@ func (f *Folder) Sync(ctx context.Context) {
 		wantedModule
 		old    *folderModule
 		digest string
+		stamp  string
 		err    error
 		plugin *Plugin
 	}
@@ -294,7 +298,12 @@ func (f *Folder) Sync(ctx context.Context) {
 			}
 		}
 		c := &candidate{wantedModule: w, old: f.loaded[w.path]}
-		c.digest, c.err = fileDigest(w.path)
+		c.stamp = fileStamp(w.path)
+		if c.old != nil && c.stamp != "" && c.stamp == c.old.stamp {
+			c.digest = c.old.digest // not touched since it was hashed
+		} else {
+			c.digest, c.err = fileDigest(w.path)
+		}
 		if c.err == nil && (c.old == nil || c.old.digest != c.digest || c.old.group != w.group) {
 			toLoad = append(toLoad, w.path)
 		}
@@ -387,7 +396,7 @@ func (f *Folder) Sync(ctx context.Context) {
 			keepOld(c, err)
 			continue
 		}
-		m := &folderModule{plugin: c.plugin, group: c.group, digest: c.digest, tools: names}
+		m := &folderModule{plugin: c.plugin, group: c.group, digest: c.digest, stamp: c.stamp, tools: names}
 		next[c.path] = m
 		for _, t := range names {
 			owner[t] = c.path
@@ -515,6 +524,30 @@ func fileDigest(path string) (string, error) {
 		h.Write(side)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// fileStamp describes a module and its sidecar as stat sees them (size,
+// modification time, inode), so that a Sync after an event elsewhere in
+// the folder does not re-read and re-hash every module. "" when the module
+// cannot be stat'ed.
+func fileStamp(path string) string {
+	var b strings.Builder
+	for _, p := range []string{path, SidecarPath(path)} {
+		info, err := os.Stat(p)
+		if err != nil {
+			if p == path {
+				return ""
+			}
+			b.WriteString("-")
+			continue
+		}
+		var ino uint64
+		if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			ino = st.Ino
+		}
+		fmt.Fprintf(&b, "%d:%d:%d;", info.Size(), info.ModTime().UnixNano(), ino)
+	}
+	return b.String()
 }
 
 // Watch applies the folder's changes until ctx ends: file events are
