@@ -172,3 +172,17 @@ func TestServeSkillsHotReload(t *testing.T) {
 		t.Error("the deleted skill is still a prompt")
 	}
 }
+
+// TestServeNoWatch: with --no-watch the folders are read once at start.
+func TestServeNoWatch(t *testing.T) {
+	work, skillDir := t.TempDir(), t.TempDir()
+	writeSkill(t, skillDir, "pdf", "PDF files.", "one")
+	cs := serveSessionWith(t, work, &sdk.ClientOptions{}, "--skills", skillDir, "--no-watch")
+	ctx := context.Background()
+	writeSkill(t, skillDir, "xlsx", "Spreadsheets.", "cells")
+	time.Sleep(300 * time.Millisecond) // several debounce periods
+	r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "Skill", Arguments: map[string]any{"skill": "xlsx"}})
+	if err != nil || !r.IsError || !strings.Contains(resultText(r), "available skills: pdf") {
+		t.Errorf("a skill added under --no-watch was loaded: %v %q", err, resultText(r))
+	}
+}
