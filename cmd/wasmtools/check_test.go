@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wasmtools/wasmtools/internal/testdata"
 )
 
 // decisionKeys are the fields of every decision check prints as JSON.
@@ -264,13 +265,9 @@ func TestCheckBatchLongLine(t *testing.T) {
 // built-in tools: until a tool is registered, its requests must get an
 // error naming it; once it is, the answer must carry the expected fields.
 func TestCheckBatchExamples(t *testing.T) {
-	shared := os.Getenv("WASMTOOLS_SHARED")
-	if shared == "" {
-		shared = filepath.Join("..", "..", "..", "shared")
-	}
-	f, err := os.Open(filepath.Join(shared, "testdata", "check-batch-examples.jsonl"))
+	f, err := os.Open(testdata.Path(t, "check-batch-examples.jsonl"))
 	if err != nil {
-		t.Fatalf("the shared examples must be beside the checkout (or set WASMTOOLS_SHARED): %v", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 

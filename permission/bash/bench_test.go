@@ -3,39 +3,33 @@ package bash
 import (
 	"bufio"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wasmtools/wasmtools/internal/testdata"
 )
 
 // corpusCommands reads the commands of the public corpus, when it is
 // beside the checkout.
 func corpusCommands(b *testing.B) []string {
-	for _, d := range []string{os.Getenv("WASMTOOLS_SHARED"), "../../../shared"} {
-		if d == "" {
-			continue
-		}
-		f, err := os.Open(filepath.Join(d, "testdata", "bash-permission-cases.tsv"))
-		if err != nil {
-			continue
-		}
-		defer f.Close()
-		var out []string
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			line := sc.Text()
-			if strings.HasPrefix(line, "#") || line == "" {
-				continue
-			}
-			cmd, _, _ := strings.Cut(line, "\t")
-			out = append(out, cmd)
-		}
-		return out
+	f, err := os.Open(testdata.Path(b, "bash-permission-cases.tsv"))
+	if err != nil {
+		b.Fatal(err)
 	}
-	b.Fatal("shared/testdata/bash-permission-cases.tsv not found; set WASMTOOLS_SHARED")
-	return nil
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || line == "" {
+			continue
+		}
+		cmd, _, _ := strings.Cut(line, "\t")
+		out = append(out, cmd)
+	}
+	return out
 }
 
 // BenchmarkAnalyzeCorpus parses and analyses every command of the public

@@ -5,31 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/wasmtools/wasmtools/internal/testdata"
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
 )
-
-// sharedTestdata finds the steering repository's shared/testdata, which
-// sits beside the checkout (../shared) or where WASMTOOLS_SHARED says.
-func sharedTestdata(t testing.TB, name string) string {
-	t.Helper()
-	dirs := []string{os.Getenv("WASMTOOLS_SHARED"), "../../../shared", "../../../../shared"}
-	for _, d := range dirs {
-		if d == "" {
-			continue
-		}
-		p := filepath.Join(d, "testdata", name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Fatalf("shared/testdata/%s not found beside the checkout; set WASMTOOLS_SHARED to the shared folder", name)
-	return ""
-}
 
 type corpusCase struct {
 	line    int
@@ -40,7 +22,7 @@ type corpusCase struct {
 }
 
 func readCorpus(t testing.TB) []corpusCase {
-	f, err := os.Open(sharedTestdata(t, "bash-permission-cases.tsv"))
+	f, err := os.Open(testdata.Path(t, "bash-permission-cases.tsv"))
 	if err != nil {
 		t.Fatal(err)
 	}
