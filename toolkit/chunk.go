@@ -89,7 +89,9 @@ type Response struct {
 	Content  []Block        `json:"content"`
 	Metadata map[string]any `json:"metadata,omitempty"`
 	// Repaired is set when the arguments were not valid JSON and were
-	// repaired before the call ran.
+	// repaired. Only a read-only call runs on repaired arguments, and its
+	// content then ends with a note saying so; any other call is not run
+	// and its response is an error asking for the arguments again.
 	Repaired bool `json:"repaired,omitempty"`
 }
 

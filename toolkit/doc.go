@@ -24,7 +24,9 @@
 //  1. availability: the tool exists and its group is active;
 //  2. input: JSON parsed (and repaired if need be), then validated against
 //     the schema compiled at registration; this one parsed [Input] is what
-//     the permission check and the call both see;
+//     the permission check and the call both see. Repaired arguments are a
+//     guess: a call that is not read-only ends here with an error asking
+//     for them again, and a read-only one runs with a note that says so;
 //  3. permission: [permission.Evaluate]; DENY ends the call, ASK suspends
 //     it until [Turn.Confirm];
 //  4. execution: External tools suspend until [Turn.SubmitResult]; others

@@ -19,7 +19,15 @@ func FuzzArguments(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		in, _, err := parseArguments(s)
+		in, rep, err := parseArguments(s)
+		if rep != nil {
+			// The refusal message quotes the repair: it must build for any
+			// input, and the repair it shows must be valid JSON.
+			if _, err := decodeJSON(rep.fixed); err != nil {
+				t.Fatalf("repair of %q is not JSON: %q", s, rep.fixed)
+			}
+			_ = rep.describe()
+		}
 		if err != nil {
 			return
 		}

@@ -60,30 +60,59 @@ func (in Input) Int(key string) (int64, bool) {
 	return 0, false
 }
 
+// repair says how parseArguments mended arguments that were not valid
+// JSON: why strict parsing failed, and the text the repairer made of them.
+// The turn shows both to the model when it refuses to run a guess.
+type repair struct {
+	cause error
+	fixed string
+}
+
 // parseArguments parses a call's JSON arguments into an object. Invalid
-// JSON is repaired when it can be; repaired reports that it was. Empty
+// JSON is repaired when it can be; rep is non-nil when it was. Empty
 // arguments are the empty object.
-func parseArguments(raw string) (in Input, repaired bool, err error) {
+func parseArguments(raw string) (in Input, rep *repair, err error) {
 	if strings.TrimSpace(raw) == "" {
-		return Input{}, false, nil
+		return Input{}, nil, nil
 	}
 	v, err := decodeJSON(raw)
 	if err != nil {
 		fixed, rerr := repairJSON(raw)
 		if rerr != nil {
-			return nil, false, fmt.Errorf("the arguments are not valid JSON (%v) and could not be repaired; send a JSON object", err)
+			return nil, nil, fmt.Errorf("the arguments are not valid JSON (%v) and could not be repaired; send a JSON object", err)
 		}
-		v, err = decodeJSON(fixed)
-		if err != nil {
-			return nil, false, fmt.Errorf("the arguments are not valid JSON (%v); send a JSON object", err)
+		v, rerr = decodeJSON(fixed)
+		if rerr != nil {
+			return nil, nil, fmt.Errorf("the arguments are not valid JSON (%v); send a JSON object", err)
 		}
-		repaired = true
+		rep = &repair{cause: err, fixed: fixed}
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, repaired, fmt.Errorf("the arguments must be a JSON object, not %s", jsonKind(v))
+		return nil, rep, fmt.Errorf("the arguments must be a JSON object, not %s", jsonKind(v))
 	}
-	return Input(obj), repaired, nil
+	return Input(obj), rep, nil
+}
+
+// describe says, for the model, what was wrong with the arguments and
+// what the repairer made of them, shortened: a cut-off call can be long,
+// and its end (where the cut is) matters as much as its start.
+func (r *repair) describe() string {
+	why := r.cause.Error()
+	if errors.Is(r.cause, io.ErrUnexpectedEOF) {
+		why += "; they end in the middle of a value, as if cut off"
+	}
+	return fmt.Sprintf("(%s). Repaired, they would read: %s", why, shorten(r.fixed, 200, 100))
+}
+
+// shorten keeps the first head and the last tail runes of s, marking the
+// gap.
+func shorten(s string, head, tail int) string {
+	r := []rune(s)
+	if len(r) <= head+tail+20 {
+		return s
+	}
+	return fmt.Sprintf("%s … [%d characters left out] … %s", string(r[:head]), len(r)-head-tail, string(r[len(r)-tail:]))
 }
 
 // repairJSON runs the repairer, turning a panic inside it (it is fed text

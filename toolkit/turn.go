@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,7 +18,9 @@ type Call struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
 	// Arguments is the JSON text of the input object, as the model wrote
-	// it: it is repaired if it is not valid JSON.
+	// it. Invalid JSON is repaired, but only a read-only call runs on the
+	// repaired input; any other is refused with an error that asks for the
+	// arguments again.
 	Arguments string `json:"arguments"`
 }
 
@@ -62,7 +65,8 @@ type Approval struct {
 	Rules []permission.Rule
 	// Arguments, when not empty, replace the call's arguments. The edited
 	// input is validated and checked again before it runs: a deny rule
-	// still denies and a safety check still asks.
+	// still denies, a safety check still asks, and invalid JSON is refused
+	// unless the call is read-only, as for the model's own arguments.
 	Arguments string
 	// Message replaces the default rejection text the model reads (the
 	// user's words, or why no one could be asked).
@@ -131,11 +135,14 @@ const (
 )
 
 type callState struct {
-	call       Call
-	phase      phase
-	e          *entry
-	input      Input
-	repaired   bool
+	call     Call
+	phase    phase
+	e        *entry
+	input    Input
+	repaired bool
+	// ran: the call was executed (or its external result submitted), so
+	// a response on repaired input says it ran on a guess.
+	ran        bool
 	decision   permission.Decision
 	deferredTo int
 	resp       *Response
@@ -408,22 +415,37 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 		}
 	}
 	cs.e = e
-	in, repaired, err := parseArguments(cs.call.Arguments)
+	in, rep, err := parseArguments(cs.call.Arguments)
 	if err != nil {
 		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateError, fmt.Sprintf("Invalid arguments for %s: %v.", cs.call.Name, err)))
 		return
 	}
+	cs.repaired = rep != nil
+	// A schema error on repaired arguments is most likely the repair's
+	// doing (a cut-off call loses its last fields): say so.
+	invalid := "Invalid arguments for %s: %v. Fix the arguments and call again."
+	if rep != nil {
+		invalid = "Invalid arguments for %s: %v. The arguments were not valid JSON either and were repaired before this check; send the complete arguments again as one valid JSON object."
+	}
 	if err := e.validator.validate(in); err != nil {
-		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateError, fmt.Sprintf("Invalid arguments for %s: %v. Fix the arguments and call again.", cs.call.Name, err)))
+		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateError, fmt.Sprintf(invalid, cs.call.Name, err)))
 		return
 	}
 	if v, ok := e.tool.(InputValidator); ok {
 		if err := safeValidate(v, in); err != nil {
-			t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateError, fmt.Sprintf("Invalid arguments for %s: %v. Fix the arguments and call again.", cs.call.Name, err)))
+			t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateError, fmt.Sprintf(invalid, cs.call.Name, err)))
 			return
 		}
 	}
-	cs.input, cs.repaired = in, repaired
+	if rep != nil && !safeIsReadOnly(e.subject, in) {
+		// The repairer guesses: a cut-off Write would write half a file,
+		// a cut-off command would run its first half. Only a call that
+		// changes nothing may run on a guess; the rest are refused before
+		// anyone is asked to approve them.
+		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateError, repairRefusal(cs.call.Name, rep, edited)))
+		return
+	}
+	cs.input = in
 	d := evaluate(WithRuntime(ctx, t.runtime(cs)), e.subject, in, t.permissionContext())
 	cs.decision = d
 	switch d.Behavior {
@@ -448,6 +470,32 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 }
 
 func (v *View) hasExternal(name string) bool { _, ok := v.external(name); return ok }
+
+// repairRefusal is the message of a call that is not read-only and whose
+// arguments needed repair.
+func repairRefusal(tool string, rep *repair, edited bool) string {
+	whose := "The arguments"
+	if edited {
+		whose = "The edited arguments the user approved"
+	}
+	return fmt.Sprintf("%s for %s were not valid JSON %s. Nothing was run: this call of %s is not read-only, and such calls do not run on repaired arguments, which may have lost content. Send the complete arguments again as one valid JSON object.",
+		whose, tool, rep.describe(), tool)
+}
+
+// repairedNote ends the response of a read-only call that ran on
+// repaired arguments, so the model knows its input was guessed.
+const repairedNote = "[note: the arguments were not valid JSON and were repaired before the call ran]"
+
+// safeIsReadOnly is the tool's per-call read-only verdict; a panic in it
+// is "not read-only", the verdict that runs nothing on a guess.
+func safeIsReadOnly(s subject, in Input) (ro bool) {
+	defer func() {
+		if recover() != nil {
+			ro = false
+		}
+	}()
+	return s.IsReadOnly(in)
+}
 
 // evaluate is permission.Evaluate with the tool's methods fenced: a panic
 // in a rule matcher or a read-only check is a failed check, which asks.
@@ -530,6 +578,7 @@ func (t *Turn) executeCall(ctx context.Context, cs *callState) *Response {
 		t.emit(Event{Kind: EventChunk, CallID: cs.call.ID, Chunk: c})
 	})
 	resp.Repaired = cs.repaired
+	cs.ran = true
 	return resp
 }
 
@@ -539,6 +588,11 @@ func (t *Turn) finish(cs *callState, resp *Response) {
 	resp.Repaired = resp.Repaired || cs.repaired
 	resp.finish()
 	t.tk.limitSize(resp)
+	if cs.ran && cs.repaired {
+		// After the size limit, so that cutting a long output cannot cut
+		// the note.
+		resp.Content = append(slices.Clip(resp.Content), TextBlock("\n"+repairedNote))
+	}
 	cs.resp, cs.phase = resp, phaseDone
 	t.emit(Event{Kind: EventResult, CallID: cs.call.ID, Response: resp})
 }
@@ -633,6 +687,7 @@ func (t *Turn) SubmitResult(callID string, resp *Response) error {
 		return fmt.Errorf("submit result %q: nil response", callID)
 	}
 	r := *resp
+	cs.ran = true
 	t.finish(cs, &r)
 	return nil
 }

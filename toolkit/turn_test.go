@@ -17,7 +17,11 @@ import (
 
 func TestInputGate(t *testing.T) {
 	tk := New(Options{})
-	mustRegister(t, tk, cmdTool("run", true, allowAll))
+	// Read-only, so that repaired arguments run (TestRepairedArguments
+	// covers the tools that refuse them).
+	tool := cmdTool("run", true, allowAll)
+	tool.spec.ReadOnly = true
+	mustRegister(t, tk, tool)
 	tests := []struct {
 		name     string
 		args     string

@@ -229,13 +229,18 @@ func (p *streamPrinter) event(ev toolkit.Event) {
 
 // finish ends the output with a newline and, unless the call succeeded,
 // prints to errw the part of the final text that was not streamed: the
-// error, the denial or the interruption.
+// error, the denial or the interruption. A success on repaired arguments
+// is said on errw too: the toolkit's note about it is not streamed, and
+// the user should know the call ran on a guess at what they typed.
 func (p *streamPrinter) finish(errw io.Writer, resp *toolkit.Response) {
 	streamed := p.streamed.String()
 	if streamed != "" && !strings.HasSuffix(streamed, "\n") {
 		io.WriteString(p.w, "\n")
 	}
 	if resp.State == toolkit.StateSuccess {
+		if resp.Repaired {
+			fmt.Fprintln(errw, "wasmtools call: note: the arguments were not valid JSON and were repaired before the call ran; check them")
+		}
 		return
 	}
 	rest := strings.TrimSpace(strings.TrimPrefix(resp.Text(), streamed))

@@ -48,6 +48,10 @@ func TestCall(t *testing.T) {
 		{name: "schema violation", args: []string{"echo", `{"txt": "x"}`}, code: exitToolError, stderr: []string{"text"}},
 		{name: "no arguments for a required field", args: []string{"echo"}, code: exitToolError, stderr: []string{"missing property"}},
 		{name: "arguments not an object", args: []string{"echo", `["x"]`}, code: exitToolError, stderr: []string{"JSON object"}},
+		{name: "repaired arguments of a read-only tool run, with a note", args: []string{"echo", `{"text": "hi`}, code: exitOK, stdout: "hi\n",
+			stderr: []string{"not valid JSON", "repaired"}},
+		{name: "repaired arguments of another tool do not run", args: []string{"upper", `{"text": "hi`, "--yes"}, code: exitToolError,
+			stderr: []string{"not valid JSON", "Nothing was run", "Send the complete arguments again"}},
 
 		{name: "no tool", args: nil, code: exitUsage, stderr: []string{"name the tool", "--help"}},
 		{name: "too many arguments", args: []string{"echo", "{}", "{}"}, code: exitUsage, stderr: []string{"too many arguments"}},
