@@ -62,6 +62,9 @@ type configServer struct {
 	DisableTools []string          `yaml:"disable_tools"`
 	Group        string            `yaml:"group"`
 	TimeoutMS    int               `yaml:"timeout_ms"`
+	// TrustReadOnlyHint lets the server's readOnlyHint make its tools
+	// read-only (see mcp.ServerConfig): off, they ask like any other tool.
+	TrustReadOnlyHint bool `yaml:"trust_read_only_hint"`
 }
 
 type configLimits struct {
@@ -207,7 +210,8 @@ func (c *config) servers() []mcp.ServerConfig {
 		out = append(out, mcp.ServerConfig{
 			Name: name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers,
 			Stateless: s.Stateless, EnableTools: s.EnableTools, DisableTools: s.DisableTools,
-			Timeout: time.Duration(s.TimeoutMS) * time.Millisecond,
+			Timeout:           time.Duration(s.TimeoutMS) * time.Millisecond,
+			TrustReadOnlyHint: s.TrustReadOnlyHint,
 		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

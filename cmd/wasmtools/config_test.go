@@ -128,3 +128,67 @@ func TestConfigPluginGroup(t *testing.T) {
 		t.Errorf("unknown plugin_group: %s", r)
 	}
 }
+
+// TestConfigTrustReadOnlyHint pins that an MCP server's readOnlyHint makes
+// its tools read-only only with trust_read_only_hint in wasmtools.yaml.
+func TestConfigTrustReadOnlyHint(t *testing.T) {
+	server := filepath.Join(testplugins.Root(t), "build", "npm", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	if _, err := os.Stat(server); err != nil {
+		t.Fatalf("the reference MCP server is not installed (see .ci/run): %v", err)
+	}
+	tests := []struct {
+		name     string
+		trust    string // the field's line, if any
+		mode     string
+		behavior string
+	}{
+		{"no field: echo asks", "", "default", "ask"},
+		{"no field: echo is denied in explore", "", "explore", "deny"},
+		{"false: echo asks", "trust_read_only_hint: false", "default", "ask"},
+		{"true: echo is allowed", "trust_read_only_hint: true", "default", "allow"},
+		{"true: echo is allowed in explore", "trust_read_only_hint: true", "explore", "allow"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := writeConfig(t, fmt.Sprintf(`
+mcp_servers:
+  everything:
+    command: node
+    args: [%q, stdio]
+    enable_tools: [echo]
+    %s
+`, server, tt.trust))
+			r := runBinary(t, nil, "", "check", "mcp__everything__echo", `{"message":"hi"}`, "--json", "--config", cfg, "--mode", tt.mode)
+			var d struct{ Behavior string }
+			if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || d.Behavior != tt.behavior {
+				t.Errorf("%s, want %s\n%s", d.Behavior, tt.behavior, r)
+			}
+		})
+	}
+}
+
+// TestConfigREADMEExample loads the wasmtools.yaml example of README.md's
+// Configuration section, so that the documented fields stay real.
+func TestConfigREADMEExample(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(testplugins.Root(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## Configuration\n")
+	if !ok {
+		t.Fatal("README.md has no Configuration section")
+	}
+	_, block, ok := strings.Cut(section, "```yaml\n")
+	if !ok {
+		t.Fatal("README.md's Configuration section has no yaml example")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	c, err := loadConfig(writeConfig(t, block), true)
+	if err != nil {
+		t.Fatalf("the README example does not load: %v", err)
+	}
+	if s, ok := c.MCPServers["everything"]; !ok || !s.TrustReadOnlyHint {
+		t.Errorf("the README example's everything server: %+v, want trust_read_only_hint", s)
+	}
+}

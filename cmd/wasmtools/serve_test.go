@@ -140,6 +140,16 @@ func TestMCPConfig(t *testing.T) {
 	if r.code != exitOK || !strings.Contains(r.stdout, `"mcp__everything__echo"`) {
 		t.Fatalf("list: %s", r)
 	}
+	// echo's readOnlyHint is not a permission: it asks (and no one
+	// answers) until the server is trusted.
+	r = runBinary(t, nil, "", "call", "mcp__everything__echo", `{"message":"via mcp"}`, "--mcp-config", cfg)
+	if r.code != exitDenied || !strings.Contains(r.stderr, "trust_read_only_hint") {
+		t.Fatalf("call of an untrusted server's read-only tool: %s", r)
+	}
+	data = fmt.Sprintf(`{"mcpServers": {"everything": {"command": "node", "args": [%q, "stdio"], "trust_read_only_hint": true}}}`, server)
+	if err := os.WriteFile(cfg, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	r = runBinary(t, nil, "", "call", "mcp__everything__echo", `{"message":"via mcp"}`, "--mcp-config", cfg)
 	if r.code != exitOK || !strings.Contains(r.stdout, "via mcp") {
 		t.Fatalf("call: %s", r)

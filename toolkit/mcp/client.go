@@ -39,6 +39,14 @@ type ServerConfig struct {
 	EnableTools, DisableTools []string
 	// Timeout bounds each call; 0 means 60 s.
 	Timeout time.Duration
+	// TrustReadOnlyHint makes the tools this server annotates with
+	// readOnlyHint read-only for the permission engine: they run without
+	// asking in every mode, EXPLORE included. The hint is the server's
+	// claim, not something wasmtools checks (a tool that dumps the
+	// environment may carry it), so it is off by default: the tools then
+	// ask like any other tool and are denied in EXPLORE. Either way the
+	// hint makes them concurrency-safe, which only affects scheduling.
+	TrustReadOnlyHint bool
 }
 
 // ClientOptions configure a Client.
@@ -231,6 +239,7 @@ type Tool struct {
 	c      *Client
 	remote string // the server's name for it
 	spec   toolkit.Spec
+	hint   bool // the server annotates it readOnlyHint
 }
 
 func (c *Client) newTool(t *sdk.Tool) *Tool {
@@ -238,23 +247,39 @@ func (c *Client) newTool(t *sdk.Tool) *Tool {
 	if len(schema) == 0 || string(schema) == "null" {
 		schema = []byte(`{"type":"object"}`)
 	}
-	return &Tool{c: c, remote: t.Name, spec: toolkit.Spec{
-		Name:            ToolName(c.cfg.Name, t.Name),
-		Description:     t.Description,
-		InputSchema:     schema,
-		ReadOnly:        t.Annotations != nil && t.Annotations.ReadOnlyHint,
-		ConcurrencySafe: t.Annotations != nil && t.Annotations.ReadOnlyHint,
+	hint := t.Annotations != nil && t.Annotations.ReadOnlyHint
+	return &Tool{c: c, remote: t.Name, hint: hint, spec: toolkit.Spec{
+		Name:        ToolName(c.cfg.Name, t.Name),
+		Description: t.Description,
+		InputSchema: schema,
+		// A remote server's word is a permission only where the operator
+		// said so for that server.
+		ReadOnly: hint && c.cfg.TrustReadOnlyHint,
+		// Running hinted calls side by side risks at worst a race the
+		// server should not have, never a call nobody approved.
+		ConcurrencySafe: hint,
 		Source:          toolkit.Source{Kind: toolkit.SourceMCP, Name: c.cfg.Name},
 	}}
 }
 
+// ReadOnlyHint reports whether the server annotates the tool readOnlyHint.
+// It makes the tool read-only (Spec().ReadOnly) only when the server's
+// configuration sets TrustReadOnlyHint.
+func (t *Tool) ReadOnlyHint() bool { return t.hint }
+
 // Spec implements toolkit.Tool.
 func (t *Tool) Spec() toolkit.Spec { return t.spec }
 
-// CheckPermissions implements toolkit.Tool: a tool the server does not
-// mark read-only asks (read-only ones are allowed by the engine before).
+// CheckPermissions implements toolkit.Tool: every call asks (read-only
+// ones, those with a trusted readOnlyHint, are allowed by the engine
+// before it gets here). The question says when the server claims the tool
+// is read-only, and how to trust that claim.
 func (t *Tool) CheckPermissions(context.Context, toolkit.Input, *permission.Context) (permission.Decision, error) {
-	return permission.AskDecision(fmt.Sprintf("Run %s on the MCP server %s?", t.remote, t.c.cfg.Name), "MCP tools ask unless read-only"), nil
+	msg := fmt.Sprintf("Run %s on the MCP server %s?", t.remote, t.c.cfg.Name)
+	if t.hint {
+		msg += fmt.Sprintf(" The server says the tool is read-only, but wasmtools does not take its word: set trust_read_only_hint: true for the server %s to allow its read-only tools without asking.", t.c.cfg.Name)
+	}
+	return permission.AskDecision(msg, "MCP tools ask unless read-only"), nil
 }
 
 // Call implements toolkit.Caller. A call on a broken session reconnects

@@ -56,7 +56,7 @@ func checkClient(t *testing.T, c *Client) {
 	if _, ok := tk.Tool(echo); !ok {
 		t.Fatalf("no %s among %d tools", echo, len(c.Tools()))
 	}
-	// readOnlyHint: allowed; others ask.
+	// readOnlyHint, trusted by the callers: allowed; others ask.
 	d, err := tk.Check(ctx, "s", toolkit.Call{Name: echo, Arguments: `{"message":"hi"}`}, toolkit.CheckOptions{})
 	if err != nil || d.Behavior != permission.Allow {
 		t.Errorf("echo: %+v %v", d, err)
@@ -88,7 +88,7 @@ func checkClient(t *testing.T, c *Client) {
 }
 
 func TestClientStdio(t *testing.T) {
-	c, err := Connect(context.Background(), ServerConfig{Name: "everything", Command: "node", Args: []string{everything(t), "stdio"}}, ClientOptions{})
+	c, err := Connect(context.Background(), ServerConfig{Name: "everything", Command: "node", Args: []string{everything(t), "stdio"}, TrustReadOnlyHint: true}, ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestClientStreamableHTTP(t *testing.T) {
 	port := startHTTPServer(t, "streamableHttp")
 	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 	for _, stateless := range []bool{false, true} {
-		c, err := Connect(context.Background(), ServerConfig{Name: "everything", URL: url, Stateless: stateless}, ClientOptions{})
+		c, err := Connect(context.Background(), ServerConfig{Name: "everything", URL: url, Stateless: stateless, TrustReadOnlyHint: true}, ClientOptions{})
 		if err != nil {
 			t.Fatalf("stateless=%v: %v", stateless, err)
 		}
@@ -132,7 +132,7 @@ func TestToolName(t *testing.T) {
 
 func TestClientSSE(t *testing.T) {
 	port := startHTTPServer(t, "sse")
-	c, err := Connect(context.Background(), ServerConfig{Name: "everything", URL: fmt.Sprintf("http://127.0.0.1:%d/sse", port)}, ClientOptions{})
+	c, err := Connect(context.Background(), ServerConfig{Name: "everything", URL: fmt.Sprintf("http://127.0.0.1:%d/sse", port), TrustReadOnlyHint: true}, ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func startHTTPServer(t *testing.T, transport string) int {
 func TestClientReconnects(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	c, err := Connect(context.Background(), ServerConfig{Name: "everything", Command: "sh",
-		Args: []string{"-c", fmt.Sprintf("echo $$ > %s; exec node %s stdio", pidFile, everything(t))}}, ClientOptions{})
+		Args: []string{"-c", fmt.Sprintf("echo $$ > %s; exec node %s stdio", pidFile, everything(t))}, TrustReadOnlyHint: true}, ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,5 +203,75 @@ func TestClientReconnects(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	if r := callTool(t, tk, echo, `{"message":"two"}`); r.State != toolkit.StateSuccess || !strings.Contains(r.Text(), "two") {
 		t.Fatalf("call after the server died: %s %q", r.State, r.Text())
+	}
+}
+
+// TestClientReadOnlyHint pins that a server's readOnlyHint is not a
+// permission: its tools are read-only only for a server configured with
+// TrustReadOnlyHint, and otherwise ask in DEFAULT and are denied in
+// EXPLORE like any other tool.
+func TestClientReadOnlyHint(t *testing.T) {
+	ctx := context.Background()
+	server := everything(t)
+	toolkits := map[bool]*toolkit.Toolkit{}
+	for _, trust := range []bool{false, true} {
+		c, err := Connect(ctx, ServerConfig{Name: "everything", Command: "node", Args: []string{server, "stdio"},
+			EnableTools: []string{"echo", "toggle-simulated-logging"}, TrustReadOnlyHint: trust}, ClientOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		tk := toolkit.New(toolkit.Options{})
+		for _, tool := range c.Tools() {
+			mt := tool.(*Tool)
+			sp := tool.Spec()
+			// The reference server marks echo readOnlyHint and
+			// toggle-simulated-logging not.
+			hint := mt.remote == "echo"
+			if mt.ReadOnlyHint() != hint || sp.ReadOnly != (hint && trust) || sp.ConcurrencySafe != hint {
+				t.Errorf("trust=%v %s: hint %v, read-only %v, concurrency-safe %v; want %v, %v, %v",
+					trust, mt.remote, mt.ReadOnlyHint(), sp.ReadOnly, sp.ConcurrencySafe, hint, hint && trust, hint)
+			}
+			if err := tk.Register(tool); err != nil {
+				t.Fatal(err)
+			}
+		}
+		toolkits[trust] = tk
+	}
+	echo, toggle := ToolName("everything", "echo"), ToolName("everything", "toggle-simulated-logging")
+	tests := []struct {
+		name    string
+		trust   bool
+		mode    permission.Mode
+		tool    string
+		want    permission.Behavior
+		message string // substring of the decision's message
+	}{
+		{"untrusted hint asks in default", false, permission.ModeDefault, echo, permission.Ask, "trust_read_only_hint: true"},
+		{"untrusted hint is denied in explore", false, permission.ModeExplore, echo, permission.Deny, ""},
+		{"trusted hint is allowed in default", true, permission.ModeDefault, echo, permission.Allow, ""},
+		{"trusted hint is allowed in explore", true, permission.ModeExplore, echo, permission.Allow, ""},
+		{"no hint asks without trust", false, permission.ModeDefault, toggle, permission.Ask, "Run toggle-simulated-logging"},
+		{"no hint asks with trust", true, permission.ModeDefault, toggle, permission.Ask, "Run toggle-simulated-logging"},
+		{"no hint is denied in explore with trust", true, permission.ModeExplore, toggle, permission.Deny, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := `{}`
+			if tt.tool == echo {
+				args = `{"message":"hi"}`
+			}
+			d, err := toolkits[tt.trust].Check(ctx, "s", toolkit.Call{Name: tt.tool, Arguments: args},
+				toolkit.CheckOptions{Permission: &permission.Context{Mode: tt.mode}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Behavior != tt.want || !strings.Contains(d.Message, tt.message) {
+				t.Errorf("%s %s: %s %q, want %s with %q", tt.mode, tt.tool, d.Behavior, d.Message, tt.want, tt.message)
+			}
+			if tt.tool == toggle && strings.Contains(d.Message, "trust_read_only_hint") {
+				t.Errorf("a tool without the hint suggests trusting it: %q", d.Message)
+			}
+		})
 	}
 }

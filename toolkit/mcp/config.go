@@ -14,6 +14,9 @@ import (
 //	{"mcpServers": {"NAME": {"command": "...", "args": [...], "env": {...}},
 //	                "OTHER": {"url": "https://...", "headers": {...}}}}
 //
+// Beside the usual fields a server may set enable_tools, disable_tools,
+// stateless and trust_read_only_hint (see the fields of [ServerConfig]).
+//
 // Errors name the file position or the server and field at fault.
 func ParseServers(file string, data []byte) ([]ServerConfig, error) {
 	var doc struct {
@@ -42,11 +45,12 @@ func ParseServers(file string, data []byte) ([]ServerConfig, error) {
 			EnableTools  []string          `json:"enable_tools"`
 			DisableTools []string          `json:"disable_tools"`
 			Stateless    bool              `json:"stateless"`
+			TrustHint    bool              `json:"trust_read_only_hint"`
 		}
 		dec := json.NewDecoder(bytes.NewReader(doc.MCPServers[name]))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&s); err != nil {
-			return nil, fmt.Errorf("%s: mcpServers.%s: %v (fields: command, args, env, url, headers, type, enable_tools, disable_tools, stateless)", file, name, err)
+			return nil, fmt.Errorf("%s: mcpServers.%s: %v (fields: command, args, env, url, headers, type, enable_tools, disable_tools, stateless, trust_read_only_hint)", file, name, err)
 		}
 		switch {
 		case s.Command == "" && s.URL == "":
@@ -57,6 +61,7 @@ func ParseServers(file string, data []byte) ([]ServerConfig, error) {
 		out = append(out, ServerConfig{
 			Name: name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers,
 			EnableTools: s.EnableTools, DisableTools: s.DisableTools, Stateless: s.Stateless,
+			TrustReadOnlyHint: s.TrustHint,
 		})
 	}
 	return out, nil

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"maps"
 	"strings"
 	"testing"
 )
@@ -18,13 +19,31 @@ func TestParseServers(t *testing.T) {
 		servers[1].URL != "https://example.com/mcp" || servers[1].Headers["Authorization"] != "Bearer x" || servers[1].DisableTools[0] != "rm" {
 		t.Fatalf("%+v", servers)
 	}
+	trust := `{"mcpServers": {
+  "trusted": {"command": "x", "trust_read_only_hint": true},
+  "untrusted": {"command": "x", "trust_read_only_hint": false},
+  "unsaid": {"command": "x"}
+}}`
+	servers, err = ParseServers("mcp.json", []byte(trust))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, s := range servers {
+		got[s.Name] = s.TrustReadOnlyHint
+	}
+	if want := map[string]bool{"trusted": true, "untrusted": false, "unsaid": false}; !maps.Equal(got, want) {
+		t.Errorf("trust_read_only_hint: %v, want %v", got, want)
+	}
 	for in, want := range map[string]string{
-		"{\n  \"mcpServers\": {\n    \"a\": {\"command\": }\n  }\n}": "mcp.json:3:",
-		`{"mcpServers": {"a": {}}}`:                                  "give \"command\"",
-		`{"mcpServers": {"a": {"command": "x", "url": "y"}}}`:        "not both",
-		`{"mcpServers": {"a": {"comand": "x"}}}`:                     "mcpServers.a",
-		`{"servers": {}}`:                                            "no \"mcpServers\"",
-		`{"mcpServers": {"a": {"args": "x", "command": "y"}}}`:       "mcpServers.a",
+		"{\n  \"mcpServers\": {\n    \"a\": {\"command\": }\n  }\n}":             "mcp.json:3:",
+		`{"mcpServers": {"a": {}}}`:                                              "give \"command\"",
+		`{"mcpServers": {"a": {"command": "x", "url": "y"}}}`:                    "not both",
+		`{"mcpServers": {"a": {"comand": "x"}}}`:                                 "mcpServers.a",
+		`{"servers": {}}`:                                                        "no \"mcpServers\"",
+		`{"mcpServers": {"a": {"args": "x", "command": "y"}}}`:                   "mcpServers.a",
+		`{"mcpServers": {"a": {"command": "y", "trust_readonly": true}}}`:        "trust_read_only_hint",
+		`{"mcpServers": {"a": {"command": "y", "trust_read_only_hint": "yes"}}}`: "trust_read_only_hint",
 	} {
 		if _, err := ParseServers("mcp.json", []byte(in)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", in, err, want)

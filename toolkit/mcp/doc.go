@@ -6,4 +6,9 @@
 // rules); a call the permission engine asks about becomes an elicitation
 // to the client, and a client that cannot elicit gets a denial that names
 // the rule that would allow the call.
+//
+// [Connect] turns an MCP server's tools into toolkit tools named
+// mcp__SERVER__TOOL. They ask before every call: a server's readOnlyHint
+// makes a tool read-only only when its [ServerConfig] sets
+// TrustReadOnlyHint, since the hint is the server's unchecked claim.
 package mcp
