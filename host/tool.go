@@ -185,10 +185,14 @@ func (t *Tool) matchRule(content string, in toolkit.Input) (match, ok bool) {
 }
 
 // MatchRule implements toolkit.RuleMatcher for deny and ask rules: when
-// the plugin cannot answer, the rule is taken to match (fail closed).
-func (t *Tool) MatchRule(content string, in toolkit.Input, _ *permission.Context) bool {
+// the plugin cannot answer, the rule may match (fail closed: the engine
+// asks).
+func (t *Tool) MatchRule(content string, in toolkit.Input, _ *permission.Context) permission.Match {
 	match, ok := t.matchRule(content, in)
-	return match || !ok
+	if !ok {
+		return permission.MayMatch
+	}
+	return permission.MatchOf(match)
 }
 
 // CoveredBy implements toolkit.RulesCoverer for allow rules: when the

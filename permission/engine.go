@@ -18,6 +18,13 @@ type Context struct {
 	Cwd string
 	// Allow, Deny and Ask are the rules in force, for all tools.
 	Allow, Deny, Ask []Rule
+	// Protected are absolute paths (files, or folders with everything
+	// below them) of the host's own configuration: the configuration
+	// file, served plugin and skill folders. A call that may write one
+	// asks in every mode, bypass included, and is denied in dont_ask: a
+	// change there changes what the host itself runs. They act as ask
+	// rules Edit(//PATH) that a request's own rules cannot drop.
+	Protected []string
 }
 
 // Clone returns a copy whose slices can be appended to without touching c.
@@ -27,6 +34,7 @@ func (c *Context) Clone() *Context {
 	out.Allow = append([]Rule(nil), c.Allow...)
 	out.Deny = append([]Rule(nil), c.Deny...)
 	out.Ask = append([]Rule(nil), c.Ask...)
+	out.Protected = append([]string(nil), c.Protected...)
 	return &out
 }
 
@@ -48,19 +56,63 @@ type Subject interface {
 	// Name is the tool's name; rules name tools by it.
 	Name() string
 	// IsReadOnly reports whether this call changes nothing outside the
-	// session (read-only tools and coordination tools such as task lists).
-	IsReadOnly(input map[string]any) bool
+	// session (read-only tools and coordination tools such as task lists)
+	// and reads nothing sensitive, judged where the call runs.
+	IsReadOnly(input map[string]any, pc *Context) bool
 	// CheckPermissions is the tool's own verdict. An error is treated as a
 	// bypass-immune ASK: a check that fails never allows.
 	CheckPermissions(ctx context.Context, input map[string]any, pc *Context) (Decision, error)
 	// MatchRule reports whether a deny or ask rule hits this call. The rule
-	// may name another tool (a Bash command reading a path denied to Read).
-	MatchRule(rule Rule, input map[string]any, pc *Context) bool
+	// may name another tool (a Bash command reading a path denied to Read,
+	// an Edit rule for a Write). MayMatch says the call may do what the
+	// rule names and the tool cannot tell (code it cannot see): the engine
+	// then asks, in every mode.
+	MatchRule(rule Rule, input map[string]any, pc *Context) Match
 	// CoveredBy reports whether the allow rules, taken together, allow this
-	// call. All the rules given name this tool.
+	// call. The rules given are every allow rule in force: the subject
+	// uses those that apply to it (its own, and those of tools whose rules
+	// it shares, as Write and Edit do).
 	CoveredBy(allow []Rule, input map[string]any, pc *Context) bool
 	// Suggestions are the rules offered with an ASK.
 	Suggestions(input map[string]any) []Rule
+}
+
+// Match says how a rule relates to a call.
+type Match int
+
+// The answers of Subject.MatchRule.
+const (
+	// NoMatch: the rule does not apply to the call.
+	NoMatch Match = iota
+	// Matches: the rule applies.
+	Matches
+	// MayMatch: the call may do what the rule names and the analysis
+	// cannot tell (a command holding code it cannot see, a path known only
+	// at run time). A deny or ask rule that may match asks, in every mode.
+	MayMatch
+)
+
+// Hit reports whether a match is certain or possible: what deny and ask
+// rules must treat as a hit.
+func (m Match) Hit() bool { return m != NoMatch }
+
+// MatchOf turns a yes/no answer into a Match.
+func MatchOf(b bool) Match {
+	if b {
+		return Matches
+	}
+	return NoMatch
+}
+
+// ProtectedRules returns the ask rules that stand for pc.Protected.
+func (c *Context) ProtectedRules() []Rule {
+	out := make([]Rule, 0, len(c.Protected))
+	for _, p := range c.Protected {
+		if strings.HasPrefix(p, "/") {
+			out = append(out, Rule{Tool: "Edit", Content: "/" + p})
+		}
+	}
+	return out
 }
 
 // Evaluate decides whether the call may run. It never returns Passthrough.
@@ -73,38 +125,67 @@ func Evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 	}
 
 	// 1. Deny rules, of this tool or of another one the tool says applies.
+	// A rule that only may match is remembered: it asks below, after the
+	// rules that certainly match.
+	var uncertain *Rule
+	uncertainDeny := false
 	for _, r := range pc.Deny {
-		if s.MatchRule(r, input, pc) {
+		switch s.MatchRule(r, input, pc) {
+		case Matches:
 			return Decision{
 				Behavior: Deny,
 				Message:  fmt.Sprintf("Permission to use %s was denied by the rule %s. Do not retry this call; choose another approach or ask the user.", name, r),
 				Reason:   "deny rule " + r.String(),
 			}
+		case MayMatch:
+			if uncertain == nil {
+				r := r
+				uncertain, uncertainDeny = &r, true
+			}
 		}
 	}
 
-	// 2. Ask rules of this tool.
-	for _, r := range pc.Ask {
-		if r.Tool != name || !s.MatchRule(r, input, pc) {
+	// 2. Ask rules (the host's protected paths among them), of this tool
+	// or of another one the tool says applies.
+	protected := pc.ProtectedRules()
+	for i, r := range append(append([]Rule(nil), pc.Ask...), protected...) {
+		m := s.MatchRule(r, input, pc)
+		if m == MayMatch && uncertain == nil {
+			r := r
+			uncertain = &r
+		}
+		if m != Matches {
 			continue
+		}
+		why := fmt.Sprintf("The rule %s asks before %s runs.", r, name)
+		if i >= len(pc.Ask) {
+			why = fmt.Sprintf("%s would change %s, part of the host's own configuration (what it serves and how it decides); only the user can approve that.", name, strings.TrimPrefix(r.Content, "/"))
 		}
 		if mode == ModeDontAsk {
 			return Decision{
 				Behavior: Deny,
-				Message:  fmt.Sprintf("%s needs the user's approval (rule %s) and the permission mode dont_ask never asks. Choose another approach.", name, r),
+				Message:  fmt.Sprintf("%s needs the user's approval (%s) and the permission mode dont_ask never asks. Choose another approach.", name, why),
 				Reason:   "ask rule " + r.String() + " in mode dont_ask",
 			}
 		}
-		return Decision{
-			Behavior:    Ask,
-			Message:     fmt.Sprintf("The rule %s asks before %s runs.", r, name),
-			Reason:      "ask rule " + r.String(),
-			Suggestions: s.Suggestions(input),
+		// No allow rule can silence an ask rule: suggesting one would
+		// change nothing.
+		return Decision{Behavior: Ask, Message: why, Reason: "ask rule " + r.String(), Suggestions: []Rule{}, BypassImmune: i >= len(pc.Ask)}
+	}
+	if uncertain != nil {
+		verb := "asks about"
+		if uncertainDeny {
+			verb = "forbids"
 		}
+		why := fmt.Sprintf("%s may do what the rule %s %s, and its analysis cannot tell (it runs code or names paths known only when it runs). Approve only if you know it does not.", name, *uncertain, verb)
+		if mode == ModeDontAsk {
+			return Decision{Behavior: Deny, Message: deniedNoAsk(name, why), Reason: "rule " + uncertain.String() + " may match, in mode dont_ask"}
+		}
+		return Decision{Behavior: Ask, Message: why, Reason: "rule " + uncertain.String() + " may match", Suggestions: []Rule{}, BypassImmune: true}
 	}
 
 	// 3. Read-only fast path.
-	if s.IsReadOnly(input) {
+	if s.IsReadOnly(input, pc) {
 		return Decision{Behavior: Allow, Reason: "read-only call"}
 	}
 
@@ -146,9 +227,9 @@ func Evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 					Reason:   "safety check in mode dont_ask: " + d.Reason,
 				}
 			case d.BypassImmune:
-				if d.Suggestions == nil {
-					d.Suggestions = s.Suggestions(input)
-				}
+				// Allow rules cannot silence a safety ask: suggesting one
+				// would change nothing.
+				d.Suggestions = []Rule{}
 				return d
 			default:
 				toolAsk = &d
@@ -158,13 +239,7 @@ func Evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 
 	// 5. Allow rules (not consulted in EXPLORE).
 	if mode != ModeExplore {
-		var own []Rule
-		for _, r := range pc.Allow {
-			if r.Tool == name {
-				own = append(own, r)
-			}
-		}
-		if len(own) > 0 && s.CoveredBy(own, input, pc) {
+		if len(pc.Allow) > 0 && s.CoveredBy(pc.Allow, input, pc) {
 			return Decision{Behavior: Allow, Reason: "allow rule"}
 		}
 	}
@@ -191,6 +266,7 @@ func Evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 		if d.Suggestions == nil {
 			d.Suggestions = s.Suggestions(input)
 		}
+		d.Suggestions = effective(s, d.Suggestions, input, pc)
 		if d.Message == "" {
 			d.Message = fmt.Sprintf("%s wants to run; allow it?", name)
 		}
@@ -200,8 +276,23 @@ func Evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 		Behavior:    Ask,
 		Message:     fmt.Sprintf("%s wants to run; allow it?", name),
 		Reason:      "no rule allows this call",
-		Suggestions: s.Suggestions(input),
+		Suggestions: effective(s, s.Suggestions(input), input, pc),
 	}
+}
+
+// effective keeps the suggestions that would take effect: granted on top
+// of the rules in force, each one alone makes the allow rules cover this
+// very call. "Always allow" must never be offered for a rule that would
+// change nothing.
+func effective(s Subject, suggested []Rule, input map[string]any, pc *Context) []Rule {
+	out := make([]Rule, 0, len(suggested))
+	for _, r := range suggested {
+		allow := append(append(make([]Rule, 0, len(pc.Allow)+1), pc.Allow...), r)
+		if s.CoveredBy(allow, input, pc) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func deniedNoAsk(name, why string) string {

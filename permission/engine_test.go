@@ -15,33 +15,41 @@ type fakeSubject struct {
 	check    Decision
 	checkErr error
 	called   *bool
-	foreign  map[string]bool // "Tool(content)" rules of other tools that hit
+	foreign  map[string]Match // "Tool(content)" rules of other tools that hit
+	maybe    bool             // its own content rules may match
 }
 
-func (f fakeSubject) Name() string                   { return f.name }
-func (f fakeSubject) IsReadOnly(map[string]any) bool { return f.readOnly }
+func (f fakeSubject) Name() string                             { return f.name }
+func (f fakeSubject) IsReadOnly(map[string]any, *Context) bool { return f.readOnly }
 func (f fakeSubject) CheckPermissions(context.Context, map[string]any, *Context) (Decision, error) {
 	if f.called != nil {
 		*f.called = true
 	}
 	return f.check, f.checkErr
 }
-func (f fakeSubject) MatchRule(r Rule, in map[string]any, _ *Context) bool {
+func (f fakeSubject) MatchRule(r Rule, in map[string]any, _ *Context) Match {
 	if r.Tool != f.name {
 		return f.foreign[r.String()]
 	}
-	return r.Content == "" || r.Content == in["cmd"]
+	if r.Content == "" || r.Content == in["cmd"] {
+		return Matches
+	}
+	if f.maybe {
+		return MayMatch
+	}
+	return NoMatch
 }
 func (f fakeSubject) CoveredBy(allow []Rule, in map[string]any, pc *Context) bool {
 	for _, r := range allow {
-		if f.MatchRule(r, in, pc) {
+		if r.Tool == f.name && f.MatchRule(r, in, pc) == Matches {
 			return true
 		}
 	}
 	return false
 }
-func (f fakeSubject) Suggestions(map[string]any) []Rule {
-	return []Rule{{Tool: f.name, Content: "suggested"}}
+func (f fakeSubject) Suggestions(in map[string]any) []Rule {
+	cmd, _ := in["cmd"].(string)
+	return []Rule{{Tool: f.name, Content: cmd}, {Tool: f.name, Content: "never-covers-" + cmd}}
 }
 
 // TestEvaluateTable walks the reference's per-mode table: each row is one
@@ -129,9 +137,39 @@ func TestEvaluateTable(t *testing.T) {
 		},
 		{
 			name:  "a foreign deny rule the tool accepts denies",
-			subj:  fakeSubject{name: "Bash", readOnly: true, foreign: map[string]bool{"Read(/secret)": true}},
+			subj:  fakeSubject{name: "Bash", readOnly: true, foreign: map[string]Match{"Read(/secret)": Matches}},
 			pc:    Context{Deny: []Rule{{Tool: "Read", Content: "/secret"}}},
 			modes: map[Mode]want{ModeDefault: D, ModeAcceptEdits: D, ModeExplore: D, ModeBypass: D, ModeDontAsk: D},
+		},
+		{
+			name:  "a foreign ask rule the tool accepts asks, also in bypass",
+			subj:  fakeSubject{name: "Bash", readOnly: true, foreign: map[string]Match{"Edit(/x)": Matches}},
+			pc:    Context{Ask: []Rule{{Tool: "Edit", Content: "/x"}}, Allow: []Rule{{Tool: "Bash"}}},
+			modes: map[Mode]want{ModeDefault: K, ModeAcceptEdits: K, ModeExplore: K, ModeBypass: K, ModeDontAsk: D},
+		},
+		{
+			name:  "a deny rule that may match asks in every mode, before allow rules and the read-only path",
+			subj:  fakeSubject{name: "T", readOnly: true, check: AllowDecision(""), maybe: true},
+			pc:    Context{Deny: []Rule{{Tool: "T", Content: "rm"}}, Allow: []Rule{{Tool: "T"}}},
+			modes: map[Mode]want{ModeDefault: KI, ModeAcceptEdits: KI, ModeExplore: KI, ModeBypass: KI, ModeDontAsk: D},
+		},
+		{
+			name:  "an ask rule that may match asks in every mode",
+			subj:  fakeSubject{name: "T", check: AllowDecision(""), maybe: true},
+			pc:    Context{Ask: []Rule{{Tool: "T", Content: "push"}}},
+			modes: map[Mode]want{ModeDefault: KI, ModeAcceptEdits: KI, ModeExplore: KI, ModeBypass: KI, ModeDontAsk: D},
+		},
+		{
+			name:  "a deny rule that certainly matches wins over one that may",
+			subj:  fakeSubject{name: "T", maybe: true},
+			pc:    Context{Deny: []Rule{{Tool: "T", Content: "rm"}, {Tool: "T", Content: "go"}}},
+			modes: map[Mode]want{ModeDefault: D, ModeAcceptEdits: D, ModeExplore: D, ModeBypass: D, ModeDontAsk: D},
+		},
+		{
+			name:  "a protected path asks in every mode, as an immune ask",
+			subj:  fakeSubject{name: "Write", check: AllowDecision(""), foreign: map[string]Match{"Edit(//srv/wasmtools.yaml)": Matches}},
+			pc:    Context{Protected: []string{"/srv/wasmtools.yaml"}, Allow: []Rule{{Tool: "Write"}}},
+			modes: map[Mode]want{ModeDefault: KI, ModeAcceptEdits: KI, ModeExplore: KI, ModeBypass: KI, ModeDontAsk: D},
 		},
 		{
 			name:  "a failing check is a safety ask",
@@ -162,8 +200,18 @@ func TestEvaluateTable(t *testing.T) {
 			if d.Behavior == Allow && len(d.Suggestions) > 0 {
 				t.Errorf("%s, mode %s: ALLOW carries suggestions %v", row.name, mode, d.Suggestions)
 			}
-			if d.Behavior == Ask && len(d.Suggestions) == 0 {
-				t.Errorf("%s, mode %s: ASK without suggestions", row.name, mode)
+			// Suggestions are offered exactly where granting them would
+			// take effect: never for an immune or rule-made ask, and
+			// only the suggestion that covers the call otherwise.
+			switch {
+			case d.Behavior == Ask && (d.BypassImmune || strings.HasPrefix(d.Reason, "ask rule")):
+				if len(d.Suggestions) != 0 {
+					t.Errorf("%s, mode %s: ASK that no allow rule can silence suggests %v", row.name, mode, d.Suggestions)
+				}
+			case d.Behavior == Ask:
+				if len(d.Suggestions) != 1 || d.Suggestions[0].Content != "go" {
+					t.Errorf("%s, mode %s: suggestions %v, want only the one that covers the call", row.name, mode, d.Suggestions)
+				}
 			}
 			if d.Behavior == Deny && d.Message == "" {
 				t.Errorf("%s, mode %s: DENY without a message for the model", row.name, mode)

@@ -35,11 +35,11 @@ func (t *testTool) Call(ctx context.Context, in Input) Stream {
 	return t.call(ctx, in)
 }
 
-func (t *testTool) MatchRule(content string, in Input, _ *permission.Context) bool {
+func (t *testTool) MatchRule(content string, in Input, _ *permission.Context) permission.Match {
 	if t.match == nil {
-		return content == ""
+		return permission.MatchOf(content == "")
 	}
-	return t.match(content, in)
+	return permission.MatchOf(t.match(content, in))
 }
 
 func (t *testTool) Suggestions(in Input) []permission.Rule {

@@ -88,11 +88,31 @@ type ReadOnlyChecker interface {
 	IsReadOnly(input Input) bool
 }
 
+// ContextReadOnlyChecker gives a per-call read-only verdict that depends
+// on where the call runs: its working directories and current directory
+// (a path that is harmless to read in one place names a credential
+// store through a link in another). It takes precedence over
+// ReadOnlyChecker. pc may be nil when no permission context is known;
+// the verdict must then be the cautious one.
+type ContextReadOnlyChecker interface {
+	IsReadOnlyIn(input Input, pc *permission.Context) bool
+}
+
 // RuleMatcher says what a rule's content means for this tool. Default: only
 // a tool-level rule (empty content) matches. pc gives the working
-// directories, against which relative patterns are anchored.
+// directories, against which relative patterns are anchored. For deny and
+// ask rules, permission.MayMatch says the call may do what the rule names
+// and the tool cannot tell (the engine then asks, in every mode); allow
+// rules cover a call only on permission.Matches.
 type RuleMatcher interface {
-	MatchRule(content string, input Input, pc *permission.Context) bool
+	MatchRule(content string, input Input, pc *permission.Context) permission.Match
+}
+
+// RuleSharer names the other tools whose rules apply to this tool as its
+// own (Write and Edit share theirs: an Edit rule covers Write). Default:
+// none.
+type RuleSharer interface {
+	SharesRulesWith() []string
 }
 
 // Suggester offers the rules a user could accept to stop being asked about
@@ -108,11 +128,12 @@ type RulesCoverer interface {
 	CoveredBy(contents []string, input Input, pc *permission.Context) bool
 }
 
-// ForeignRuleMatcher lets a deny rule written for another tool hit this one
-// (a deny on Read(path) also stopping `cat path` in Bash). Default: rules of
-// other tools never match.
+// ForeignRuleMatcher lets a deny or ask rule written for another tool hit
+// this one (a deny on Read(path) also stopping `cat path` in Bash, an ask
+// on Edit(path) a redirect into it). Default: rules of other tools never
+// match.
 type ForeignRuleMatcher interface {
-	MatchForeignRule(rule permission.Rule, input Input, pc *permission.Context) bool
+	MatchForeignRule(rule permission.Rule, input Input, pc *permission.Context) permission.Match
 }
 
 // InputValidator checks what a JSON Schema cannot express (unique labels,
@@ -137,9 +158,12 @@ type subject struct {
 
 func (s subject) Name() string { return s.spec.Name }
 
-func (s subject) IsReadOnly(input map[string]any) bool {
+func (s subject) IsReadOnly(input map[string]any, pc *permission.Context) bool {
 	if s.spec.Coordination {
 		return true
+	}
+	if c, ok := s.tool.(ContextReadOnlyChecker); ok {
+		return c.IsReadOnlyIn(input, pc)
 	}
 	if c, ok := s.tool.(ReadOnlyChecker); ok {
 		return c.IsReadOnly(input)
@@ -156,24 +180,55 @@ func (s subject) CheckPermissions(ctx context.Context, input map[string]any, pc 
 	return s.tool.CheckPermissions(ctx, input, pc)
 }
 
-func (s subject) MatchRule(r permission.Rule, input map[string]any, pc *permission.Context) bool {
-	if r.Tool != s.spec.Name {
+func (s subject) MatchRule(r permission.Rule, input map[string]any, pc *permission.Context) (m permission.Match) {
+	defer func() {
+		if p := recover(); p != nil {
+			// A matcher that fails cannot vouch that the rule misses.
+			m = permission.MayMatch
+		}
+	}()
+	if !s.ownRule(r) {
 		if m, ok := s.tool.(ForeignRuleMatcher); ok {
 			return m.MatchForeignRule(r, input, pc)
 		}
-		return false
+		return permission.NoMatch
 	}
 	return s.matchContent(r.Content, input, pc)
 }
 
-func (s subject) matchContent(content string, input Input, pc *permission.Context) bool {
+// ownRule reports whether a rule names this tool, or a tool that shares
+// its rules with it.
+func (s subject) ownRule(r permission.Rule) bool {
+	if r.Tool == s.spec.Name {
+		return true
+	}
+	if sh, ok := s.tool.(RuleSharer); ok {
+		for _, name := range sh.SharesRulesWith() {
+			if r.Tool == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (s subject) matchContent(content string, input Input, pc *permission.Context) permission.Match {
 	if m, ok := s.tool.(RuleMatcher); ok {
 		return m.MatchRule(content, input, pc)
 	}
-	return content == ""
+	return permission.MatchOf(content == "")
 }
 
-func (s subject) CoveredBy(allow []permission.Rule, input map[string]any, pc *permission.Context) bool {
+func (s subject) CoveredBy(all []permission.Rule, input map[string]any, pc *permission.Context) bool {
+	var allow []permission.Rule
+	for _, r := range all {
+		if s.ownRule(r) {
+			allow = append(allow, r)
+		}
+	}
+	if len(allow) == 0 {
+		return false
+	}
 	if c, ok := s.tool.(RulesCoverer); ok {
 		contents := make([]string, len(allow))
 		for i, r := range allow {
@@ -182,7 +237,7 @@ func (s subject) CoveredBy(allow []permission.Rule, input map[string]any, pc *pe
 		return c.CoveredBy(contents, input, pc)
 	}
 	for _, r := range allow {
-		if s.matchContent(r.Content, input, pc) {
+		if s.matchContent(r.Content, input, pc) == permission.Matches {
 			return true
 		}
 	}

@@ -437,7 +437,7 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 			return
 		}
 	}
-	if rep != nil && !safeIsReadOnly(e.subject, in) {
+	if rep != nil && !safeIsReadOnly(e.subject, in, t.permissionContext()) {
 		// The repairer guesses: a cut-off Write would write half a file,
 		// a cut-off command would run its first half. Only a call that
 		// changes nothing may run on a guess; the rest are refused before
@@ -488,13 +488,13 @@ const repairedNote = "[note: the arguments were not valid JSON and were repaired
 
 // safeIsReadOnly is the tool's per-call read-only verdict; a panic in it
 // is "not read-only", the verdict that runs nothing on a guess.
-func safeIsReadOnly(s subject, in Input) (ro bool) {
+func safeIsReadOnly(s subject, in Input, pc *permission.Context) (ro bool) {
 	defer func() {
 		if recover() != nil {
 			ro = false
 		}
 	}()
-	return s.IsReadOnly(in)
+	return s.IsReadOnly(in, pc)
 }
 
 // evaluate is permission.Evaluate with the tool's methods fenced: a panic

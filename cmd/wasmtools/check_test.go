@@ -74,7 +74,8 @@ func TestCheckJSON(t *testing.T) {
 		{"allow rule", []string{"upper", hi, "--allow", "upper"}, "allow", false, []string{}},
 		{"deny rule", []string{"upper", hi, "--deny", "upper"}, "deny", false, []string{}},
 		{"deny rule beats read-only", []string{"echo", hi, "--deny", "echo"}, "deny", false, []string{}},
-		{"ask rule on a read-only tool", []string{"echo", hi, "--ask", "echo"}, "ask", false, []string{"echo"}},
+		// No allow rule can silence an ask rule: nothing is suggested.
+		{"ask rule on a read-only tool", []string{"echo", hi, "--ask", "echo"}, "ask", false, []string{}},
 		{"allow rule of another tool", []string{"upper", hi, "--allow", "echo"}, "ask", false, []string{"upper"}},
 		{"mode explore", []string{"upper", hi, "--mode", "explore"}, "deny", false, []string{}},
 		{"mode explore, read-only", []string{"echo", hi, "--mode", "explore"}, "allow", false, []string{}},
@@ -198,7 +199,7 @@ func TestCheckBatch(t *testing.T) {
 		// Nothing carries over from one line to the next.
 		{line: `{"tool": "upper", "input": {"text": "hi"}, "mode": "default"}`, behavior: "ask", suggestions: []string{"upper"}},
 		{line: `{"tool": "upper", "input": {"text": "hi"}, "deny": ["upper"], "allow": ["upper"]}`, behavior: "deny", suggestions: none},
-		{line: `{"tool": "upper", "input": {"text": "hi"}, "ask": ["upper"], "allow": ["upper"]}`, behavior: "ask", suggestions: []string{"upper"}},
+		{line: `{"tool": "upper", "input": {"text": "hi"}, "ask": ["upper"], "allow": ["upper"]}`, behavior: "ask", suggestions: []string{}},
 		{line: `{"tool": "upper", "input": {"text": "hi"}, "mode": "explore"}`, behavior: "deny", suggestions: none},
 		{line: `{"tool": "upper", "input": {"text": "hi"}, "mode": "bypass"}`, behavior: "allow", suggestions: none},
 		{line: `{"tool": "upper", "input": {"text": "hi"}, "mode": "dont_ask", "working_dirs": ["/tmp/p"], "cwd": "/tmp/p"}`, behavior: "deny", suggestions: none},

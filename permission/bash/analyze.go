@@ -2,10 +2,10 @@ package bash
 
 import (
 	"fmt"
-	"os"
-	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/wasmtools/wasmtools/permission/pathpolicy"
 )
 
 // Options configure an Analyzer.
@@ -20,34 +20,25 @@ type Options struct {
 
 // Analyzer judges shell commands. It is safe for concurrent use.
 type Analyzer struct {
-	files []string // lower case
-	dirs  [][]string
+	paths *pathpolicy.Policy
 	home  string
 	cache *scriptCache
 }
 
 // New returns an analyzer.
 func New(opts Options) *Analyzer {
-	a := &Analyzer{home: opts.Home, cache: newScriptCache()}
-	files := opts.DangerousFiles
-	if files == nil {
-		files = DefaultDangerousFiles
-	}
-	for _, f := range files {
-		a.files = append(a.files, strings.ToLower(strings.Trim(f, "/")))
-	}
-	dirs := opts.DangerousDirs
-	if dirs == nil {
-		dirs = DefaultDangerousDirs
-	}
-	for _, d := range dirs {
-		a.dirs = append(a.dirs, strings.Split(strings.ToLower(strings.Trim(d, "/")), "/"))
-	}
-	if a.home == "" {
-		a.home, _ = os.UserHomeDir()
-	}
-	return a
+	p := pathpolicy.New(pathpolicy.Options{DangerousFiles: opts.DangerousFiles, DangerousDirs: opts.DangerousDirs, Home: opts.Home})
+	return NewWithPolicy(p)
 }
+
+// NewWithPolicy returns an analyzer judging paths with p, the policy the
+// other tools share.
+func NewWithPolicy(p *pathpolicy.Policy) *Analyzer {
+	return &Analyzer{paths: p, home: p.Home(), cache: newScriptCache()}
+}
+
+// Policy returns the path policy the analyzer judges paths with.
+func (a *Analyzer) Policy() *pathpolicy.Policy { return a.paths }
 
 // Env is where a command runs, for the path checks.
 type Env struct {
@@ -78,6 +69,11 @@ type Report struct {
 	// CriticalRemovals: removals of /, ~, a child of / or everything
 	// (step 5).
 	CriticalRemovals []string
+	// Untrusted: why commands that would only read cannot be vouched for
+	// where they run: a glob or variable that can turn into an option
+	// (a file named --pre=sh), git configuration the repository may have
+	// planted, an option naming a host. The command then asks (plain).
+	Untrusted []string
 	// EditsInWorkingDirs: every command is read-only apart from output
 	// redirects, or an edit command (mkdir touch rm rmdir mv cp sed), and
 	// every target resolves inside a working directory (step 6).
@@ -107,9 +103,16 @@ func (a *Analyzer) AnalyzeScript(s *Script, env Env) *Report {
 		return r
 	}
 	ro := true
+	assigned := assignedVariables(s)
 	for _, c := range s.Commands {
 		if !readOnly(c) {
 			ro = false
+		}
+		if v := usesAny(c, assigned); v != "" {
+			// A variable the script itself sets is not the harmless value
+			// the environment holds (DEBUG=--pre=sh; rg x $DEBUG).
+			ro = false
+			r.Untrusted = append(r.Untrusted, fmt.Sprintf("%s expands $%s, which the command sets itself", displayName(c), v))
 		}
 		r.Dangerous = append(r.Dangerous, dangerous(c)...)
 		r.Sed = append(r.Sed, sedFindings(c)...)
@@ -134,8 +137,13 @@ func (a *Analyzer) AnalyzeScript(s *Script, env Env) *Report {
 	r.Dangerous = append(r.Dangerous, pipedDownloads(s)...)
 	a.sensitive(s, env, r)
 	r.CriticalRemovals = a.criticalRemovals(s, env)
-	r.ReadOnly = ro && len(r.SensitiveReads) == 0 && len(r.SensitiveWrites) == 0 && len(r.Dangerous) == 0 && len(r.Sed) == 0 && len(r.CriticalRemovals) == 0
-	if !r.ReadOnly {
+	r.Untrusted = append(r.Untrusted, a.optionInjection(s, env)...)
+	if ro {
+		r.Untrusted = append(r.Untrusted, a.plantedGit(s, env)...)
+	}
+	r.ReadOnly = ro && len(r.SensitiveReads) == 0 && len(r.SensitiveWrites) == 0 && len(r.Dangerous) == 0 &&
+		len(r.Sed) == 0 && len(r.CriticalRemovals) == 0 && len(r.Untrusted) == 0
+	if !r.ReadOnly && len(r.Untrusted) == 0 {
 		r.EditsInWorkingDirs = a.editsInWorkingDirs(s, env)
 	}
 	return r
@@ -159,17 +167,15 @@ func harmlessOutput(target string) bool {
 }
 
 // sensitive fills SensitiveReads and SensitiveWrites. A path is
-// sensitive by its name (a glob is sensitive when it could match a
-// sensitive name), by what it resolves to through symbolic links, or, for
-// a recursive search, by holding the home directory (grep -r x ~).
+// sensitive by its spelling, by what it resolves to through symbolic links
+// and /proc, or, for a glob, by what it could match; a recursive reader
+// (grep -r, rg, git grep) is sensitive when the tree it would read holds
+// a sensitive file.
 func (a *Analyzer) sensitive(s *Script, env Env, r *Report) {
 	for _, c := range s.Commands {
 		ro := readOnly(c)
 		for _, w := range pathCandidates(c) {
 			p, ok := a.sensitiveWord(w, env, c.AfterCd)
-			if !ok && ro && recursiveReader(c) {
-				p, ok = a.holdsHome(w, env, c.AfterCd)
-			}
 			if !ok {
 				continue
 			}
@@ -177,6 +183,14 @@ func (a *Analyzer) sensitive(s *Script, env Env, r *Report) {
 				r.SensitiveReads = append(r.SensitiveReads, fmt.Sprintf("%s reads the sensitive path %s", c.Name, p))
 			} else {
 				r.SensitiveWrites = append(r.SensitiveWrites, fmt.Sprintf("%s touches the sensitive path %s", displayName(c), p))
+			}
+		}
+		if ro {
+			for _, p := range a.recursiveSensitive(c, env) {
+				r.SensitiveReads = append(r.SensitiveReads, fmt.Sprintf("%s reads the sensitive path %s", c.Name, p))
+			}
+			for _, p := range a.gitPathspecSensitive(c, env) {
+				r.SensitiveReads = append(r.SensitiveReads, fmt.Sprintf("%s reads the sensitive path %s", c.Name, p))
 			}
 		}
 	}
@@ -193,94 +207,221 @@ func (a *Analyzer) sensitive(s *Script, env Env, r *Report) {
 	}
 }
 
-// sensitiveWord checks a word by name, as a glob, and by the path it
-// resolves to.
-func (a *Analyzer) sensitiveWord(w Word, env Env, afterCd bool) (string, bool) {
-	if p, ok := a.sensitivePath(w.Value); ok {
-		return p, true
-	}
-	if w.Glob && a.globMaySensitive(w.Value) {
-		return w.Value, true
-	}
-	if real, ok := a.resolve(w, env.Cwd, afterCd); ok {
-		if _, ok := a.sensitivePath(real); ok {
-			return w.Value + " (" + real + ")", true
+// wordPath returns the path a word names before resolution (~ and $HOME
+// expanded), relative or absolute; ok is false when it depends on
+// something unknown (another variable, ~user, a dynamic part).
+func (a *Analyzer) wordPath(w Word) (string, bool) {
+	v := w.Value
+	for _, name := range w.Vars {
+		if name != "HOME" {
+			return "", false
 		}
 	}
-	return "", false
-}
-
-// globMaySensitive reports whether a glob could match a sensitive path:
-// some segment matches a sensitive name as bash would (a leading dot must
-// be matched explicitly).
-func (a *Analyzer) globMaySensitive(pattern string) bool {
-	segs := strings.Split(strings.ToLower(pattern), "/")
-	match := func(seg, name string) bool {
-		if strings.HasPrefix(name, ".") && !strings.HasPrefix(seg, ".") {
-			return false
-		}
-		ok, _ := path.Match(seg, name)
-		return ok
-	}
-	// A sensitive entry of several segments (.ssh/config) must match the
-	// pattern's last segments; a one-segment entry any glob segment.
-	entries := make([][]string, 0, len(a.files)+len(a.dirs))
-	for _, f := range a.files {
-		entries = append(entries, strings.Split(f, "/"))
-	}
-	entries = append(entries, a.dirs...)
-	for _, e := range entries {
-		if len(e) == 1 {
-			for _, seg := range segs {
-				if strings.ContainsAny(seg, "*?[") && match(seg, e[0]) {
-					return true
-				}
-			}
-			continue
-		}
-		if len(segs) < len(e) {
-			continue
-		}
-		tail := segs[len(segs)-len(e):]
-		all, anyGlob := true, false
-		for i := range e {
-			anyGlob = anyGlob || strings.ContainsAny(tail[i], "*?[")
-			if !match(tail[i], e[i]) {
-				all = false
-				break
-			}
-		}
-		if all && anyGlob {
-			return true
-		}
-	}
-	return false
-}
-
-// recursiveReader: commands that read every file below a directory.
-func recursiveReader(c *Command) bool {
-	switch c.Name {
-	case "rg", "ag", "ack":
-		return true
-	case "grep", "egrep", "fgrep":
-		fs := flagsOf(c.Name, c.Values())
-		return fs.short['r'] || fs.short['R'] || fs.long["recursive"] || fs.long["dereference-recursive"]
-	}
-	return false
-}
-
-// holdsHome reports whether a directory is the root or holds the home
-// directory, where the credential stores live (grep -r x ~, rg x /).
-func (a *Analyzer) holdsHome(w Word, env Env, afterCd bool) (string, bool) {
-	p, ok := a.resolve(w, env.Cwd, afterCd)
-	if !ok {
+	if w.Dynamic {
 		return "", false
 	}
-	home := filepath.Clean(a.home)
-	if p == "/" || (a.home != "" && (p == home || strings.HasPrefix(home, p+"/"))) {
+	switch {
+	case strings.HasPrefix(v, "$HOME") && (len(v) == 5 || v[5] == '/'):
+		v = a.home + v[5:]
+	case strings.Contains(v, "$"):
+		return "", false
+	case w.Tilde && (v == "~" || strings.HasPrefix(v, "~/")):
+		v = a.home + v[1:]
+	case w.Tilde:
+		return "", false // ~user
+	}
+	return v, true
+}
+
+// commandDir is the directory a command's relative paths start from: the
+// script's, unless a cd ran before it.
+func commandDir(env Env, afterCd bool) string {
+	if afterCd {
+		return ""
+	}
+	return env.Cwd
+}
+
+// sensitiveWord checks a word by spelling, as a glob, and by the path it
+// resolves to. A relative word after a cd is judged by spelling only, as
+// its directory is unknown.
+func (a *Analyzer) sensitiveWord(w Word, env Env, afterCd bool) (string, bool) {
+	v, known := a.wordPath(w)
+	if !known {
+		return "", false
+	}
+	if _, ok := a.paths.Sensitive(v); ok {
 		return w.Value, true
 	}
+	cwd := commandDir(env, afterCd)
+	if w.Glob {
+		if p, ok := a.paths.GlobMaySensitive(v, cwd); ok {
+			return p, true
+		}
+		return "", false
+	}
+	if pathpolicy.Abs(v, cwd) == "" {
+		// Unknown directory: at least the spelling was checked, segment
+		// by segment, above.
+		return "", false
+	}
+	return a.paths.SensitivePath(v, cwd)
+}
+
+// recursiveSensitive: a recursive reader's trees that hold a sensitive
+// file, as that reader walks them (hidden files, links, VCS folders).
+func (a *Analyzer) recursiveSensitive(c *Command, env Env) []string {
+	opts, ok := recursiveReaderOptions(c)
+	if !ok {
+		return nil
+	}
+	roots := recursiveRoots(c)
+	if len(roots) == 0 {
+		roots = []Word{{Raw: ".", Value: "."}}
+	}
+	var out []string
+	for _, w := range roots {
+		v, known := a.wordPath(w)
+		cwd := commandDir(env, c.AfterCd)
+		if !known || w.Glob || pathpolicy.Abs(v, cwd) == "" {
+			out = append(out, w.Value+" (a tree known only when it runs)")
+			continue
+		}
+		if p, ok := a.holdsHome(v, cwd); ok {
+			out = append(out, p)
+			continue
+		}
+		if p, ok := a.paths.TreeSensitive(v, cwd, opts); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// holdsHome reports a folder that is the root or holds the home folder,
+// where the credential stores live (grep -r x ~, rg x /): too large to
+// scan, and sure to hold something sensitive.
+func (a *Analyzer) holdsHome(dir, cwd string) (string, bool) {
+	p, ok := a.paths.Resolve(dir, cwd)
+	if !ok {
+		return dir, true
+	}
+	home, ok := a.paths.Resolve(a.home, "/")
+	if p == "/" || a.home != "" && ok && (p == home || strings.HasPrefix(home, p+"/")) {
+		return dir, true
+	}
 	return "", false
+}
+
+// recursiveReaderOptions says how a recursive reader walks a tree, and
+// whether c is one. grep -r reads hidden files and .git; -R follows
+// links. rg and ag skip hidden files and VCS folders unless told not to.
+// git grep reads tracked files (or, with --no-index or --untracked, the
+// tree), never .git.
+func recursiveReaderOptions(c *Command) (pathpolicy.TreeOptions, bool) {
+	args := c.Values()
+	fs := flagsOf(c.Name, args)
+	switch c.Name {
+	case "grep", "egrep", "fgrep":
+		if !(fs.short['r'] || fs.short['R'] || fs.long["recursive"] || fs.long["dereference-recursive"]) {
+			return pathpolicy.TreeOptions{}, false
+		}
+		return pathpolicy.TreeOptions{Hidden: true, FollowLinks: fs.short['R'] || fs.long["dereference-recursive"]}, true
+	case "rg", "ag":
+		u := 0
+		for _, a := range args {
+			if a == "--" {
+				break
+			}
+			if len(a) > 1 && a[0] == '-' && a[1] != '-' {
+				u += strings.Count(a, "u")
+			}
+		}
+		hidden := u >= 2 || fs.short['.'] || fs.long["hidden"] || fs.long["unrestricted"] || (c.Name == "ag" && (fs.short['u'] || fs.short['U']))
+		follow := fs.short['L'] || fs.long["follow"]
+		return pathpolicy.TreeOptions{Hidden: hidden, FollowLinks: follow, SkipVCS: !hidden}, true
+	case "ack":
+		return pathpolicy.TreeOptions{Hidden: true, FollowLinks: fs.long["follow"], SkipVCS: true}, true
+	case "git":
+		sub, _, _ := gitSubcommand(args)
+		if sub != "grep" {
+			return pathpolicy.TreeOptions{}, false
+		}
+		return pathpolicy.TreeOptions{Hidden: true, SkipVCS: true}, true
+	}
+	return pathpolicy.TreeOptions{}, false
+}
+
+// recursiveRoots returns the paths a recursive reader is given.
+func recursiveRoots(c *Command) []Word {
+	if c.Name == "git" {
+		var out []Word
+		_, rest, _ := gitSubcommand(c.Values())
+		start := len(c.Args) - len(rest)
+		dashdash := false
+		for _, w := range c.Args[start:] {
+			if w.Value == "--" {
+				dashdash = true
+				continue
+			}
+			if dashdash {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	explicit := hasShortOrLong(c.Values(), "ef", "--regexp", "--file")
+	var out []Word
+	for i, w := range searchOperands(c) {
+		if i == 0 && !explicit {
+			continue // the pattern
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// gitPathspecSensitive: git's path arguments are pathspecs, globs of its
+// own (quoted or not, * crossing /), and rev:path or :N:path name files
+// of a commit or of the index. A pathspec that could name a sensitive
+// file, or uses pathspec magic (":(glob)", ":!x"), is sensitive.
+func (a *Analyzer) gitPathspecSensitive(c *Command, env Env) []string {
+	if c.Name != "git" {
+		return nil
+	}
+	sub, rest, _ := gitSubcommand(c.Values())
+	switch sub {
+	case "log", "show", "diff", "grep", "blame", "cat-file", "ls-files", "ls-tree", "shortlog", "whatchanged":
+	default:
+		return nil
+	}
+	var out []string
+	cwd := commandDir(env, c.AfterCd)
+	for _, w := range c.Args[len(c.Args)-len(rest):] {
+		v := w.Value
+		if v == "--" || strings.HasPrefix(v, "-") {
+			continue
+		}
+		spec := v
+		if _, p, ok := strings.Cut(v, ":"); ok && !strings.HasPrefix(v, ":(") {
+			spec = p
+			// :0:path, :1:path ... (an index stage)
+			if stage, p2, ok := strings.Cut(p, ":"); ok && len(stage) == 1 && stage[0] >= '0' && stage[0] <= '3' {
+				spec = p2
+			}
+		}
+		switch {
+		case strings.HasPrefix(spec, ":"):
+			out = append(out, v+" (a pathspec with magic)")
+		case strings.ContainsAny(spec, "*?["):
+			if p, ok := a.paths.GlobMaySensitive(spec, cwd); ok {
+				out = append(out, p)
+			} else if p, ok := a.paths.GlobMaySensitive("*/"+spec, cwd); ok && strings.Contains(spec, "*") {
+				out = append(out, p) // git's * crosses directories
+			}
+		}
+	}
+	return out
 }
 
 func displayName(c *Command) string {
@@ -289,9 +430,6 @@ func displayName(c *Command) string {
 	}
 	return c.Name
 }
-
-// noPathArgs are read-only commands whose arguments name no files.
-var noPathArgs = setOf("echo", "printf", "expr", "seq", "numfmt", "id", "uname", "whoami", "true", "false", "pwd", "which", "whereis", "type", ":")
 
 // pathCandidates are the words of a command that may name files. For
 // read-only commands whose arguments are text or patterns (echo, grep's
@@ -415,145 +553,22 @@ func hasShortOrLong(args []string, letters string, long ...string) bool {
 	return hasLong(args, long...)
 }
 
-// sensitivePath reports whether a path names a dangerous file or lies in a
-// dangerous directory, and returns the part that matched.
-func (a *Analyzer) sensitivePath(p string) (string, bool) {
-	if p == "" {
-		return "", false
-	}
-	lower := strings.ToLower(strings.TrimRight(p, "/"))
-	if strings.HasPrefix(lower, "/proc/") && strings.HasSuffix(lower, "/environ") {
-		return p, true // a process's environment holds its secrets
-	}
-	segs := strings.Split(lower, "/")
-	base := segs[len(segs)-1]
-	for _, f := range a.files {
-		if strings.Contains(f, "/") {
-			if lower == f || strings.HasSuffix(lower, "/"+f) {
-				return p, true
-			}
-			continue
-		}
-		if base == f {
-			return p, true
-		}
-	}
-	for _, d := range a.dirs {
-		for i := 0; i+len(d) <= len(segs); i++ {
-			match := true
-			for j := range d {
-				if segs[i+j] != d[j] {
-					match = false
-					break
-				}
-			}
-			if match {
-				return p, true
-			}
-		}
-	}
-	return "", false
-}
-
-// resolve returns the absolute, cleaned path an argument names, following
-// symbolic links as far as the path exists. ok is false when the path
-// depends on something unknown (a variable, ~user, a relative path after
-// a cd).
+// resolve returns the absolute path an argument names, resolved as the
+// kernel would; ok is false when it depends on something unknown (a
+// variable, ~user, a relative path after a cd).
 func (a *Analyzer) resolve(w Word, cwd string, afterCd bool) (string, bool) {
-	v := w.Value
-	for _, name := range w.Vars {
-		if name != "HOME" {
-			return "", false
-		}
-	}
-	if w.Dynamic {
+	v, ok := a.wordPath(w)
+	if !ok {
 		return "", false
 	}
-	switch {
-	case strings.HasPrefix(v, "$HOME") && (len(v) == 5 || v[5] == '/'):
-		v = a.home + v[5:]
-	case strings.Contains(v, "$"):
-		return "", false
-	case w.Tilde && (v == "~" || strings.HasPrefix(v, "~/")):
-		v = a.home + v[1:]
-	case w.Tilde:
-		return "", false // ~user
-	}
-	if !filepath.IsAbs(v) {
-		if afterCd || cwd == "" {
-			return "", false
-		}
-		v = cwd + "/" + v // not Join: it would apply ".." before the links
-	}
-	return realPath(v), true
-}
-
-// realPath resolves an absolute path as the kernel would: component by
-// component, following symbolic links (dangling ones too) before a ".."
-// applies to them, so linkdir/../x lands beside linkdir's target and not
-// beside linkdir.
-func realPath(p string) string {
-	if !filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	resolved := "/"
-	rest := strings.Split(p, "/")
-	links := 0
-	for len(rest) > 0 {
-		part := rest[0]
-		rest = rest[1:]
-		switch part {
-		case "", ".":
-			continue
-		case "..":
-			resolved = filepath.Dir(resolved)
-			continue
-		}
-		next := filepath.Join(resolved, part)
-		fi, err := os.Lstat(next)
-		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-			resolved = next
-			continue
-		}
-		links++
-		target, err := os.Readlink(next)
-		if err != nil || links > 40 {
-			return next // unreadable or a loop: as good as it gets
-		}
-		if filepath.IsAbs(target) {
-			resolved = "/"
-		}
-		rest = append(strings.Split(target, "/"), rest...)
-	}
-	return resolved
-}
-
-// inside reports whether p is one of dirs or below one.
-func inside(p string, dirs []string) bool {
-	for _, d := range dirs {
-		if d == "" {
-			continue
-		}
-		d = realPath(d)
-		if p == d || strings.HasPrefix(p, strings.TrimSuffix(d, "/")+"/") {
-			return true
-		}
-	}
-	return false
+	return a.paths.Resolve(v, commandDir(Env{Cwd: cwd}, afterCd))
 }
 
 // Sensitive reports whether a path names a dangerous file or lies inside a
-// dangerous directory. The file tools use it with the same lists as the
-// shell checks.
+// dangerous directory, by its spelling.
 func (a *Analyzer) Sensitive(path string) bool {
-	_, ok := a.sensitivePath(path)
+	_, ok := a.paths.Sensitive(path)
 	return ok
-}
-
-// Inside reports whether an absolute path, once .. and symbolic links are
-// resolved, is one of dirs or below one.
-func Inside(path string, dirs []string) bool {
-	return inside(realPath(path), dirs)
 }
 
 // OutputsInside reports whether every output redirect of the script

@@ -2,10 +2,13 @@ package bash
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/wasmtools/wasmtools/permission/pathpolicy"
 )
 
 // flagSet collects a command's flags until "--": short letters (from
@@ -484,19 +487,24 @@ func (a *Analyzer) critical(arg Word, env Env, afterCd bool) bool {
 	// Removing a working directory, or a directory holding one, removes
 	// the whole project.
 	for _, wd := range env.WorkingDirs {
-		wd = realPath(wd)
-		if p == wd || strings.HasPrefix(wd, strings.TrimSuffix(p, "/")+"/") {
+		if real, ok := a.paths.Resolve(wd, wd); ok && (p == real || strings.HasPrefix(real, strings.TrimSuffix(p, "/")+"/")) {
 			return true
 		}
 	}
 	return filepath.Dir(p) == "/"
 }
 
-// editsInWorkingDirs is the step 6 condition.
+// editsInWorkingDirs is the step 6 condition. Besides every target being
+// inside a working directory: no target is named like an option (a file
+// called --pre=sh turns a later `rg x *` into code), and a command that
+// can create or move symbolic links (ln, cp -P/-R/-a, mv of a link or a
+// folder, archive extraction) is not combined with other writes, whose
+// targets were resolved before the links existed.
 func (a *Analyzer) editsInWorkingDirs(s *Script, env Env) bool {
 	if len(env.WorkingDirs) == 0 {
 		return false
 	}
+	writes, linkers := 0, 0
 	for _, c := range s.Commands {
 		if readOnly(c) {
 			continue
@@ -509,16 +517,21 @@ func (a *Analyzer) editsInWorkingDirs(s *Script, env Env) bool {
 			return false
 		}
 		for _, t := range targets {
-			if !a.targetInside(t, env, c.AfterCd) {
+			if !a.targetInside(t, env, c.AfterCd) || optionLikeName(t.Value) {
 				return false
 			}
+		}
+		writes++
+		if a.mayMakeLinks(c, env) {
+			linkers++
 		}
 	}
 	for _, rd := range s.Redirects {
 		if rd.Output() && !harmlessOutput(rd.Target.Value) {
-			if !a.targetInside(rd.Target, env, anyAfterCd(s)) {
+			if !a.targetInside(rd.Target, env, anyAfterCd(s)) || optionLikeName(rd.Target.Value) {
 				return false
 			}
+			writes++
 		}
 		if !rd.Output() && !harmlessWord(rd.Target) {
 			return false // cat <<< $SECRET: not an edit, a disclosure
@@ -527,7 +540,50 @@ func (a *Analyzer) editsInWorkingDirs(s *Script, env Env) bool {
 			return false // a network connection
 		}
 	}
-	return true
+	return linkers == 0 || writes == 1
+}
+
+// optionLikeName reports a path whose last part starts with "-": a file
+// that a later glob turns into an option.
+func optionLikeName(p string) bool {
+	return strings.HasPrefix(filepath.Base(p), "-")
+}
+
+// mayMakeLinks reports an edit command that can create or move symbolic
+// links: cp copying links as links (-P, -d, -a, -R, -r, -s, -l), mv of
+// a link, a folder (which may hold relative links) or a path that does
+// not exist yet (made earlier in the script).
+func (a *Analyzer) mayMakeLinks(c *Command, env Env) bool {
+	fs := flagsOf(c.Name, c.Values())
+	switch c.Name {
+	case "cp":
+		for _, f := range "PdaRrsl" {
+			if fs.short[byte(f)] {
+				return true
+			}
+		}
+		return fs.long["archive"] || fs.long["recursive"] || fs.long["no-dereference"] || fs.long["symbolic-link"] || fs.long["link"]
+	case "mv":
+		ops := operands(c)
+		if len(ops) > 0 && !fs.short['t'] && !fs.long["target-directory"] {
+			ops = ops[:len(ops)-1] // the last operand is the destination
+		}
+		for _, w := range ops {
+			v, known := a.wordPath(w)
+			abs := pathpolicy.Abs(v, commandDir(env, c.AfterCd))
+			if !known || abs == "" || w.Glob {
+				return true
+			}
+			// A source that does not exist moves nothing (one made by an
+			// earlier command of the script would come from a linker,
+			// counted on its own).
+			fi, err := os.Lstat(abs)
+			if err == nil && (fi.Mode()&os.ModeSymlink != 0 || fi.IsDir()) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func anyAfterCd(s *Script) bool {
@@ -544,7 +600,7 @@ func anyAfterCd(s *Script) bool {
 func (a *Analyzer) targetInside(w Word, env Env, afterCd bool) bool {
 	if !w.Glob {
 		p, ok := a.resolve(w, env.Cwd, afterCd)
-		return ok && inside(p, env.WorkingDirs)
+		return ok && a.paths.ResolvedInside(p, env.WorkingDirs)
 	}
 	dir, last := filepath.Split(w.Value)
 	if strings.ContainsAny(dir, "*?[") || strings.Contains(last, "..") {
@@ -557,7 +613,7 @@ func (a *Analyzer) targetInside(w Word, env Env, afterCd bool) bool {
 		dw.Tilde = false
 	}
 	p, ok := a.resolve(dw, env.Cwd, afterCd)
-	if !ok || !inside(p, env.WorkingDirs) {
+	if !ok || !a.paths.ResolvedInside(p, env.WorkingDirs) {
 		return false
 	}
 	matches, err := filepath.Glob(filepath.Join(p, last))
@@ -565,7 +621,7 @@ func (a *Analyzer) targetInside(w Word, env Env, afterCd bool) bool {
 		return false
 	}
 	for _, m := range matches {
-		if !inside(realPath(m), env.WorkingDirs) {
+		if !a.paths.Inside(m, "/", env.WorkingDirs) {
 			return false
 		}
 	}

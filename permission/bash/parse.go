@@ -28,6 +28,10 @@ type Script struct {
 	// Unsafe lists why the script cannot be analysed statically; empty
 	// when it can.
 	Unsafe []string
+	// Incomplete reports that some of the script could not be parsed at
+	// all (too long, a parse error, nesting too deep): Commands may miss
+	// commands it runs.
+	Incomplete bool
 }
 
 // Analysable reports whether the script can be judged statically.
@@ -59,6 +63,9 @@ type Command struct {
 	// Pipeline numbers the pipeline the command is part of (0: none) and
 	// Stage its position in it.
 	Pipeline, Stage int
+	// FindRoots are the folders of the find command that runs this one
+	// (find -exec): its {} stands for what is below them.
+	FindRoots []Word
 	// Text is the source text of the command.
 	Text string
 }
@@ -148,38 +155,44 @@ func (p *parser) unsafe(format string, args ...any) {
 	p.script.Unsafe = append(p.script.Unsafe, fmt.Sprintf(format, args...))
 }
 
+// giveUp records why a piece of the script was not parsed at all.
+func (p *parser) giveUp(format string, args ...any) {
+	p.script.Incomplete = true
+	p.unsafe(format, args...)
+}
+
 func (p *parser) parse(command string, depth int, via string) {
 	if len(command) > MaxCommandLength {
-		p.unsafe("the command is longer than %d characters", MaxCommandLength)
+		p.giveUp("the command is longer than %d characters", MaxCommandLength)
 		return
 	}
 	if hasBackslashNewline(command) {
 		// Both bash grammars mis-parse "$\<newline>(cmd)"; refuse rather
 		// than trust them.
-		p.unsafe("a backslash-newline outside single quotes")
+		p.giveUp("a backslash-newline outside single quotes")
 		return
 	}
 	if strings.ContainsRune(command, 0) {
-		p.unsafe("a NUL byte")
+		p.giveUp("a NUL byte")
 		return
 	}
 	if i := strings.IndexFunc(command, isControl); i >= 0 {
 		// bash and tree-sitter disagree on \r, \v and \f (blank to one,
 		// part of a word to the other): refuse them.
-		p.unsafe("the control character %q", command[i])
+		p.giveUp("the control character %q", command[i])
 		return
 	}
 	sp := parsers.Get().(*sitter.Parser)
 	tree, err := sp.ParseCtx(context.Background(), nil, asciiOnly(command))
 	parsers.Put(sp)
 	if err != nil || tree == nil {
-		p.unsafe("the command could not be parsed")
+		p.giveUp("the command could not be parsed")
 		return
 	}
 	defer tree.Close()
 	root := tree.RootNode()
 	if root.HasError() {
-		p.unsafe("the command does not parse as shell syntax")
+		p.giveUp("the command does not parse as shell syntax")
 		return
 	}
 	src := []byte(command)
@@ -349,6 +362,49 @@ func (w *walker) statement(n *sitter.Node, redirects []Redirect) {
 		w.declaration(n)
 	default:
 		w.unsafeNode(n)
+		// The construct cannot be judged, but rules must still reach the
+		// commands inside it: a deny on rm hits `(rm -f f)` and the body
+		// of an if or a for.
+		w.descend(n)
+	}
+}
+
+// statementKinds are the node types statement handles.
+var statementKinds = setOf("comment", "list", "pipeline", "redirected_statement", "compound_statement", "negated_command",
+	"command", "variable_assignment", "variable_assignments", "declaration_command", "unset_command",
+	"subshell", "if_statement", "while_statement", "for_statement", "c_style_for_statement", "case_statement",
+	"function_definition", "test_command")
+
+// descend walks the children of a construct that cannot be analysed,
+// collecting the commands it holds.
+func (w *walker) descend(n *sitter.Node) {
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		c := n.NamedChild(i)
+		switch {
+		case statementKinds[c.Type()]:
+			w.statement(c, nil)
+		case c.Type() == "command_substitution" || c.Type() == "process_substitution":
+			w.descend(c)
+		default:
+			w.descend(c)
+		}
+	}
+}
+
+// substitutions collects the commands of the command and process
+// substitutions inside a word: `echo $(rm -f f)` runs rm.
+func (w *walker) substitutions(n *sitter.Node) {
+	if n.Type() == "command_substitution" || n.Type() == "process_substitution" {
+		w.descend(n)
+		return
+	}
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		c := n.NamedChild(i)
+		if c.Type() == "command_substitution" || c.Type() == "process_substitution" {
+			w.descend(c)
+			continue
+		}
+		w.substitutions(c)
 	}
 }
 
@@ -407,6 +463,9 @@ func (w *walker) word(n *sitter.Node) Word {
 	word := evalWord(n, w.src, &kinds)
 	for _, k := range kinds {
 		w.p.unsafe("%s cannot be analysed statically", describeNode(k))
+	}
+	if len(kinds) > 0 {
+		w.substitutions(n)
 	}
 	return word
 }
@@ -497,7 +556,20 @@ func (w *walker) resolve(cmd *Command, words []Word, wrappers []string) {
 	if !name.Literal() {
 		return
 	}
-	// Commands this one runs.
+	// Commands this one runs: a command string (bash -c, su -c, ...),
+	// the operands of a wrapper, find's -exec.
+	if script, ok := shellCommandString(cmd); ok {
+		if w.depth >= maxDepth {
+			w.p.giveUp("shell -c strings nested too deeply")
+			return
+		}
+		if !script.Literal() {
+			w.p.unsafe("a %s -c string built at run time", cmd.Name)
+			return
+		}
+		w.p.parse(script.Value, w.depth+1, cmd.Name+" -c")
+		return
+	}
 	if inner, ok := unwrap(cmd); ok {
 		if len(inner.words) == 0 {
 			return
@@ -507,19 +579,8 @@ func (w *walker) resolve(cmd *Command, words []Word, wrappers []string) {
 		w.resolve(sub, inner.words, append(append([]string(nil), wrappers...), cmd.Name))
 		return
 	}
-	if script, ok := shellCommandString(cmd); ok {
-		if w.depth >= maxDepth {
-			w.p.unsafe("shell -c strings nested too deeply")
-			return
-		}
-		if !script.Literal() {
-			w.p.unsafe("a %s -c string built at run time", cmd.Name)
-			return
-		}
-		w.p.parse(script.Value, w.depth+1, cmd.Name+" -c")
-	}
 	for _, ex := range findExecs(cmd) {
-		sub := &Command{Text: cmd.Text, Via: "find " + ex.flag}
+		sub := &Command{Text: cmd.Text, Via: "find " + ex.flag, FindRoots: findRoots(cmd)}
 		w.resolve(sub, ex.words, append(append([]string(nil), wrappers...), "find"))
 	}
 }
@@ -652,6 +713,7 @@ func (w *walker) heredoc(n *sitter.Node, r *Redirect) {
 			i++
 		case '`':
 			w.p.unsafe("command substitution in a here-document")
+			w.substitutions(n)
 			return
 		case '$':
 			if i+1 >= len(body) {
@@ -660,6 +722,7 @@ func (w *walker) heredoc(n *sitter.Node, r *Redirect) {
 			switch c := body[i+1]; {
 			case c == '(' || c == '{' || c == '[':
 				w.p.unsafe("an expansion in a here-document")
+				w.substitutions(n)
 				return
 			case c == '_' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z'):
 				j := i + 1

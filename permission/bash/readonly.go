@@ -28,7 +28,13 @@ func readOnly(c *Command) bool {
 	if _, ok := wrappers[c.Name]; ok {
 		return readOnlyWrapper(c)
 	}
+	if runsCode(c) != "" {
+		return false // less -k, sort --compress-program, git grep -O ...
+	}
 	args := c.Values()
+	if namesHost(c.Name, args) {
+		return false // a URL or host: network, in explore too
+	}
 	switch c.Name {
 	case "git":
 		// After a cd the repository (and its config, which can run
@@ -43,7 +49,7 @@ func readOnly(c *Command) bool {
 	case "npm":
 		return len(args) > 0 && (args[0] == "list" || args[0] == "ls")
 	case "pip", "pip3":
-		return len(args) > 0 && (args[0] == "list" || args[0] == "show")
+		return pipReadOnly(args)
 	}
 	if !readOnlyCommands[c.Name] {
 		return false
@@ -279,7 +285,7 @@ func gitReadOnlyArgs(args []string) bool {
 	case "branch":
 		return listingOnly(rest,
 			setOf("-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--show-current", "-i", "--ignore-case", "--no-color", "--color", "--no-column", "--column", "--omit-empty", "-q", "--quiet"),
-			setOf("--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format", "--abbrev"))
+			setOf("--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"))
 	case "tag":
 		return listingOnly(rest,
 			setOf("-i", "--ignore-case", "--no-column", "--column", "--color", "--no-color", "--omit-empty"),
@@ -335,7 +341,9 @@ func listingOnly(args []string, flags, valued map[string]bool) bool {
 		switch {
 		case a == "-l" || a == "--list":
 			list = true
-		case flags[a] || flags[name] || strings.HasPrefix(a, "--sort=") || strings.HasPrefix(a, "--format=") || strings.HasPrefix(a, "--color=") || strings.HasPrefix(a, "--column="):
+		case flags[a] || flags[name] || strings.HasPrefix(a, "--sort=") || strings.HasPrefix(a, "--format=") || strings.HasPrefix(a, "--color=") || strings.HasPrefix(a, "--column=") || strings.HasPrefix(a, "--abbrev="):
+			// --abbrev takes its value only attached: in git branch
+			// --abbrev NAME, NAME is a branch to create.
 		case valued[name]:
 			if !attached {
 				i++
@@ -365,4 +373,53 @@ func ghReadOnly(args []string) bool {
 		return true
 	}
 	return false
+}
+
+// namesHost reports an argument naming a URL, or an option naming a host,
+// index or registry, of a read-only command that can reach the network:
+// pip list --index-url URL sent a request per package (data included) to
+// whatever URL it was given.
+func namesHost(name string, args []string) bool {
+	switch name {
+	case "pip", "pip3", "npm", "docker", "gh", "git":
+	default:
+		return false
+	}
+	for _, a := range args {
+		if strings.Contains(a, "://") {
+			return true
+		}
+	}
+	return hasLong(args, "--index-url", "--extra-index-url", "--find-links", "--trusted-host", "--proxy", "--registry", "--host", "--hostname", "--server")
+}
+
+// pipReadOnly accepts pip list and pip show with options that stay local:
+// --outdated and --uptodate ask the index, -i and -f name one.
+func pipReadOnly(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	var safe map[string]bool
+	switch args[0] {
+	case "list":
+		safe = setOf("-l", "--local", "--user", "-e", "--editable", "--not-required", "--exclude-editable", "--include-editable",
+			"--format", "--format=columns", "--format=freeze", "--format=json", "-v", "--verbose", "-q", "--quiet", "--no-color", "--disable-pip-version-check")
+	case "show":
+		safe = setOf("-f", "--files", "-v", "--verbose", "-q", "--quiet", "--no-color", "--disable-pip-version-check")
+	default:
+		return false
+	}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		if !safe[a] {
+			return false
+		}
+		if a == "--format" {
+			i++
+		}
+	}
+	return true
 }

@@ -104,13 +104,80 @@ func MatchRule(c *Command, content string, kind MatchKind) bool {
 		}
 	}
 	words := ruleWords(c)
+	if kind == MatchStrict {
+		// An allow rule vouches for the words it names, not for options
+		// that make the program run something else (git push
+		// --receive-pack=CMD, make --eval, go test -toolexec) unless the
+		// rule names them itself.
+		if opt := runsCode(c); opt != "" && !strings.Contains(content, opt) {
+			return false
+		}
+	}
 	if prefix, ok := strings.CutSuffix(content, ":*"); ok {
 		return matchPrefix(words, ruleText(prefix), kind)
 	}
 	if strings.Contains(content, "*") {
-		return wildcard(content, strings.Join(words, " "))
+		// "rm -rf *" is the prefix rm -rf followed by anything: matched
+		// like a prefix rule, so its flags compare as sets (rm -fr,
+		// rm -r -f, rm --recursive --force).
+		if prefix, ok := trailingStarPrefix(content); ok {
+			pw := ruleText(prefix)
+			// Each trailing star stands for at least one more word.
+			return len(words) > len(pw) && matchPrefix(words, pw, kind)
+		}
+		if wildcard(content, strings.Join(words, " ")) {
+			return true
+		}
+		return kind == MatchLoose && wildcard(normalizeText(content), strings.Join(normalizeWords(words), " "))
 	}
 	return matchExact(words, ruleText(content))
+}
+
+// trailingStarPrefix returns the words before a pattern's trailing " *"
+// (one or more), when the pattern has no other star.
+func trailingStarPrefix(pattern string) (string, bool) {
+	p := strings.TrimSpace(pattern)
+	trimmed := false
+	for strings.HasSuffix(p, " *") {
+		p = strings.TrimSpace(strings.TrimSuffix(p, " *"))
+		trimmed = true
+	}
+	if !trimmed || strings.Contains(p, "*") || p == "" {
+		return "", false
+	}
+	return p, true
+}
+
+// normalizeWords spells flags one way: clusters split (-rf is -r -f) and
+// long names the command knows replaced by their short form.
+func normalizeWords(words []string) []string {
+	if len(words) == 0 {
+		return words
+	}
+	cmd := words[0]
+	out := []string{cmd}
+	for _, w := range words[1:] {
+		switch {
+		case w == "--" || w == "-" || !strings.HasPrefix(w, "-"):
+			out = append(out, w)
+		case strings.HasPrefix(w, "--"):
+			f := normalizeFlag(cmd, w)
+			if !strings.HasPrefix(f, "-") {
+				f = "-" + f
+			}
+			out = append(out, f)
+		default:
+			for i := 1; i < len(w); i++ {
+				out = append(out, "-"+normalizeFlag(cmd, string(w[i])))
+			}
+		}
+	}
+	return out
+}
+
+// normalizeText normalises a wildcard pattern's words, keeping its stars.
+func normalizeText(pattern string) string {
+	return strings.Join(normalizeWords(strings.Fields(pattern)), " ")
 }
 
 func matchPrefix(words, prefix []string, kind MatchKind) bool {
@@ -198,16 +265,75 @@ func wildcard(pattern, text string) bool {
 	return strings.HasSuffix(text, last) && len(text) >= len(last)
 }
 
+// Match says how a rule relates to a script.
+type Match int
+
+// The answers of MatchAny.
+const (
+	NoMatch Match = iota
+	// Matches: some command of the script matches the rule.
+	Matches
+	// MayMatch: no command visibly matches, but the script runs code the
+	// analysis cannot see, so one might.
+	MayMatch
+)
+
 // MatchAny reports whether the rule hits any command of the script (deny
-// and ask rules). A command that runs code the analysis cannot see (a
-// name known only at run time, eval, source, trap, a shell reading its
-// standard input) could be anything, so it matches.
-func MatchAny(s *Script, content string) bool {
+// and ask rules), reaching commands inside every construct and after
+// every wrapper; with a wrapper whose options it may misread, any word
+// of its command line may start the command it runs. When nothing
+// matches but the script runs code the analysis cannot see (a name known
+// only at run time, eval, source, inline interpreter code, a runtime-built
+// -c string, a PATH it changes itself, a command it could not parse), the
+// rule may match.
+func MatchAny(s *Script, content string) Match {
+	maybe := s.Incomplete
 	for _, c := range s.Commands {
 		if c.Name == "" {
 			continue
 		}
-		if opaque(c) || MatchRule(c, content, MatchLoose) {
+		if MatchRule(c, content, MatchLoose) {
+			return Matches
+		}
+		if _, isWrapper := wrappers[c.Name]; isWrapper {
+			for i := range c.Args {
+				sub := &Command{Name: baseName(c.Args[i].Value), NameWord: c.Args[i], Args: c.Args[i+1:]}
+				if MatchRule(sub, content, MatchLoose) {
+					return Matches
+				}
+			}
+		}
+		if opaque(c) {
+			maybe = true
+		}
+	}
+	if maybe || changesLookup(s) {
+		return MayMatch
+	}
+	return NoMatch
+}
+
+// lookupVariables change which program a name runs, or run code when a
+// shell starts: set by the script itself, they make every later command
+// unknown.
+var lookupVariables = setOf("PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "GCONV_PATH", "BASH_LOADABLES_PATH", "IFS")
+
+func lookupVariable(name string) bool {
+	return lookupVariables[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "BASH_FUNC_")
+}
+
+// changesLookup reports a script that sets a lookup variable, for one
+// command (PATH=. ls) or for the rest (export PATH=., read PATH).
+func changesLookup(s *Script) bool {
+	for _, c := range s.Commands {
+		for _, a := range c.Assigns {
+			if lookupVariable(a.Name) {
+				return true
+			}
+		}
+	}
+	for name := range assignedVariables(s) {
+		if lookupVariable(name) {
 			return true
 		}
 	}
@@ -224,26 +350,80 @@ func systemPath(p string) bool {
 	return false
 }
 
-// opaqueRunners run code given as data.
-var opaqueRunners = setOf("eval", "source", ".", "trap", "busybox", "coproc", "watch")
+// opaqueRunners run code given as data, or change what a name runs.
+var opaqueRunners = setOf("eval", "source", ".", "trap", "coproc", "watch", "alias", "hash", "enable", "fc", "parallel", "ssh", "complete")
+
+// inlineCodeFlags are, per interpreter, the options whose value is a
+// program.
+var inlineCodeFlags = map[string]string{
+	"python": "c", "python2": "c", "python3": "c", "perl": "eE", "ruby": "e", "node": "ep", "nodejs": "ep",
+	"php": "rR", "lua": "e", "Rscript": "e", "osascript": "e", "pwsh": "cCeE", "powershell": "cCeE",
+	"deno": "", "bun": "e", "tclsh": "", "expect": "c",
+}
 
 // opaque reports a command that runs code the analysis cannot see.
 func opaque(c *Command) bool {
 	if !c.NameWord.Literal() || c.NameWord.Glob || opaqueRunners[c.Name] {
 		return true
 	}
-	if interpreters[c.Name] {
-		// A shell with -c had its string parsed: its commands are in the
-		// script. Otherwise an interpreter with inline code (python -c,
-		// node -e, perl -e) or no operand (reading its program from
-		// standard input: echo 'rm x' | sh) runs what no rule can see.
-		if _, ok := shellCommandString(c); ok {
-			return false
+	for _, a := range c.Assigns {
+		if lookupVariable(a.Name) {
+			return true // PATH=. ls runs ./ls
 		}
-		if len(operands(c)) == 0 {
+	}
+	if script, ok := shellCommandString(c); ok {
+		// A literal string was parsed: its commands are in the script.
+		return !script.Literal()
+	}
+	flags, inline := inlineCodeFlags[c.Name]
+	if interpreters[c.Name] || inline {
+		// An interpreter with inline code (python -c, node -e, perl -e)
+		// or reading its program from standard input (echo 'rm x' | sh,
+		// python3 - <<EOF) runs what no rule can see.
+		ops := operands(c)
+		if len(ops) == 0 || ops[0].Value == "-" {
 			return true
 		}
-		if !shells[c.Name] && hasShortOrLong(c.Values(), "ceEp", "--eval", "--print", "--command") {
+		if flags != "" && hasShortOrLong(c.Values(), flags, "--eval", "--print", "--command", "--execute", "-Command", "-EncodedCommand") {
+			return true
+		}
+		if c.Name == "deno" && ops[0].Value == "eval" {
+			return true
+		}
+	}
+	switch c.Name {
+	case "awk", "gawk", "mawk", "nawk", "busybox-awk":
+		return awkRunsCommands(c)
+	case "sed":
+		return sedRunsCommands(c)
+	}
+	return false
+}
+
+// awkRunsCommands: an awk program from a file, or one that can run
+// commands (system(), pipes to or from a command).
+func awkRunsCommands(c *Command) bool {
+	args := c.Values()
+	if hasShortOrLong(args, "f", "--file", "--include", "--load", "--source") {
+		return true
+	}
+	ops := positionals(args, setOf("-F", "-v", "--field-separator", "--assign"))
+	if len(ops) == 0 {
+		return true
+	}
+	prog := ops[0]
+	return strings.Contains(prog, "system") || strings.Contains(prog, "|") || strings.Contains(prog, "getline") || strings.Contains(prog, "@load")
+}
+
+// sedRunsCommands: a sed script outside the allowlist may hold the e
+// command or the s///e flag; a script file is unknown.
+func sedRunsCommands(c *Command) bool {
+	o := parseSed(c)
+	if len(o.bad) > 0 || len(o.scripts) == 0 {
+		return true
+	}
+	for _, sc := range o.scripts {
+		if !sc.Literal() || validSedScript(sc.Value, o.quiet) != "" {
 			return true
 		}
 	}
@@ -336,20 +516,27 @@ func plainWord(w string) bool {
 // command's words cannot vouch for what such a variable changes.
 func setsUnsafeVariables(c *Command) bool {
 	for _, a := range c.Assigns {
-		if !harmlessVariables[a.Name] {
+		if !ruleSafeVariables[a.Name] {
 			return true
 		}
 	}
 	switch c.Name {
 	case "export", "declare", "typeset", "readonly", "local":
 		for _, a := range c.Args {
-			if name, _, ok := strings.Cut(a.Value, "="); ok && !harmlessVariables[name] {
+			if name, _, ok := strings.Cut(a.Value, "="); ok && !ruleSafeVariables[name] {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// ruleSafeVariables may be set in front of a command an allow rule
+// covers: none of them chooses a program to run or a configuration to
+// read (EDITOR, PAGER, HOME, SHELL, GIT_*, LD_*, NODE_OPTIONS, PYTHON*
+// all do, and are not here).
+var ruleSafeVariables = setOf("NODE_ENV", "RUST_LOG", "RUST_BACKTRACE", "LANG", "LANGUAGE", "TERM", "NO_COLOR", "FORCE_COLOR", "DEBUG",
+	"VERBOSE", "CI", "USER", "TZ", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "COLUMNS", "LINES", "CLICOLOR", "CLICOLOR_FORCE")
 
 func allHarmlessWrappers(ws []string) bool {
 	for _, w := range ws {
@@ -362,68 +549,10 @@ func allHarmlessWrappers(ws []string) bool {
 	return true
 }
 
-// ReadTarget is something a command reads the contents of.
-type ReadTarget struct {
-	Word    Word
-	AfterCd bool
-	// Recursive targets are directories read with everything below them
-	// (grep -r, rg).
-	Recursive bool
-}
-
-// ReadTargets returns what known readers (cat, grep, head, ...) read: their
-// file operands, files of input redirects, git's rev:path, and the
-// directories of recursive searches. unknown reports a reader whose
-// operands are not all known statically.
-func ReadTargets(s *Script) (targets []ReadTarget, unknown bool) {
-	for _, c := range s.Commands {
-		switch {
-		case readers[c.Name]:
-		case c.Name == "git":
-			sub, rest, _ := gitSubcommand(c.Values())
-			readsPaths := sub == "diff" || sub == "blame" || sub == "show" || sub == "cat-file" || sub == "log" || sub == "grep"
-			for i, w := range c.Args {
-				if strings.HasPrefix(w.Value, "-") {
-					continue
-				}
-				if _, p, ok := strings.Cut(w.Value, ":"); ok && p != "" {
-					w.Value = p // HEAD:.env
-					targets = append(targets, ReadTarget{Word: w, AfterCd: c.AfterCd})
-				} else if readsPaths && i >= len(c.Args)-len(rest) {
-					targets = append(targets, ReadTarget{Word: w, AfterCd: c.AfterCd})
-				}
-			}
-			continue
-		default:
-			continue
-		}
-		if c.MoreArgs {
-			unknown = true
-		}
-		recursive := recursiveReader(c)
-		ops := pathCandidates(c)
-		if !readOnly(c) {
-			ops = operands(c)
-		}
-		if recursive && len(ops) == 0 {
-			// A recursive search without a directory searches the
-			// current one.
-			ops = append(ops, Word{Raw: ".", Value: "."})
-		}
-		for _, w := range ops {
-			if !w.Literal() {
-				unknown = true
-			}
-			targets = append(targets, ReadTarget{Word: w, AfterCd: c.AfterCd, Recursive: recursive})
-		}
-	}
-	for _, r := range s.Redirects {
-		if r.Input() {
-			targets = append(targets, ReadTarget{Word: r.Target, AfterCd: anyAfterCd(s)})
-		}
-	}
-	return targets, unknown
-}
+// WordPath returns the path a word names before resolution, with ~ and
+// $HOME expanded; ok is false when it depends on something else known
+// only at run time.
+func (a *Analyzer) WordPath(w Word) (string, bool) { return a.wordPath(w) }
 
 // Resolve returns the absolute path an argument names, as the path checks
 // see it (symbolic links followed as far as the path exists); ok is false

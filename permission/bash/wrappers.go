@@ -42,6 +42,42 @@ var wrappers = map[string]wrapperSpec{
 	"caffeinate": {},
 	"coproc":     {},
 	"flock":      {short: "wEc", long: []string{"--timeout", "--conflict-exit-code", "--command"}, positional: 1},
+	"gtimeout":   {short: "sk", long: []string{"--signal", "--kill-after"}, positional: 1},
+	// Runners that change privileges, limits, namespaces or CPUs and
+	// then run their operands as a command.
+	"setpriv": {long: []string{"--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits",
+		"--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule", "--rlimit", "--seccomp-filter"}},
+	"chroot":           {long: []string{"--userspec", "--groups"}, positional: 1},
+	"prlimit":          {short: "p", long: []string{"--pid", "--output"}},
+	"taskset":          {positional: 1},
+	"numactl":          {short: "CNmpiP", long: []string{"--physcpubind", "--cpunodebind", "--membind", "--preferred", "--interleave"}},
+	"nsenter":          {short: "tSGw", long: []string{"--target", "--setuid", "--setgid", "--wdns"}},
+	"unshare":          {long: []string{"--map-user", "--map-group", "--setuid", "--setgid", "--propagation", "--setgroups", "--map-users", "--map-groups"}},
+	"runuser":          {short: "ugG", long: []string{"--user", "--group", "--supp-group"}},
+	"sg":               {positional: 1},
+	"cgexec":           {short: "g"},
+	"systemd-run":      {short: "pEuM", long: []string{"--unit", "--property", "--setenv", "--uid", "--gid", "--machine", "--description", "--slice", "--working-directory"}},
+	"strace":           {short: "eoOpPsSuIabXE"},
+	"ltrace":           {short: "eopsuanADE"},
+	"valgrind":         {},
+	"faketime":         {short: "m", positional: 1},
+	"setarch":          {positional: 1},
+	"linux32":          {},
+	"linux64":          {},
+	"fakeroot":         {short: "is", long: []string{"--lib", "--faked"}},
+	"fakechroot":       {},
+	"proxychains":      {short: "f"},
+	"proxychains4":     {short: "f"},
+	"torsocks":         {short: "uapP"},
+	"eatmydata":        {},
+	"nocache":          {},
+	"chronic":          {},
+	"ifne":             {},
+	"dbus-run-session": {},
+	"catchsegv":        {},
+	"busybox":          {},
+	"firejail":         {},
+	"bwrap":            {long: []string{"--bind", "--ro-bind", "--dev-bind", "--chdir", "--setenv", "--unsetenv", "--uid", "--gid", "--hostname", "--proc", "--dev", "--tmpfs", "--symlink", "--dir", "--file", "--remount-ro"}},
 }
 
 // longValued reports whether a long option (possibly abbreviated, as GNU
@@ -155,10 +191,60 @@ func contains(list []string, s string) bool {
 // shells are the programs whose -c option runs a command string.
 var shells = map[string]bool{"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "fish": true}
 
+// stringRunners run a command string given to an option through a shell:
+// `su -c STRING`, `script -c STRING`, `flock FILE -c STRING`.
+var stringRunners = map[string]struct {
+	short byte
+	long  []string
+}{
+	"su":      {'c', []string{"--command", "--session-command"}},
+	"runuser": {'c', []string{"--command", "--session-command"}},
+	"script":  {'c', []string{"--command"}},
+	"flock":   {'c', []string{"--command"}},
+	"sg":      {'c', nil},
+}
+
 // shellCommandString returns the string of `bash -c STRING`: with -c
 // among the options, the first operand (options may follow -c, and --
-// ends them).
+// ends them); and the string of a runner's -c (su, runuser, script,
+// flock, sg).
 func shellCommandString(cmd *Command) (Word, bool) {
+	if r, ok := stringRunners[cmd.Name]; ok {
+		args := cmd.Args
+		for i := 0; i < len(args); i++ {
+			v := args[i].Value
+			if v == "--" {
+				break
+			}
+			if strings.HasPrefix(v, "--") {
+				name, val, attached := strings.Cut(v, "=")
+				if longValued(name, r.long) && len(name) > 2 {
+					if attached {
+						w := args[i]
+						w.Value = val
+						return w, true
+					}
+					if i+1 < len(args) {
+						return args[i+1], true
+					}
+				}
+				continue
+			}
+			if len(v) > 1 && v[0] == '-' {
+				if j := strings.IndexByte(v[1:], r.short); j >= 0 {
+					if rest := v[j+2:]; rest != "" {
+						w := args[i]
+						w.Value = rest
+						return w, true
+					}
+					if i+1 < len(args) {
+						return args[i+1], true
+					}
+				}
+			}
+		}
+		return Word{}, false
+	}
 	if !shells[cmd.Name] {
 		return Word{}, false
 	}
@@ -218,6 +304,23 @@ func findExecs(cmd *Command) []findExec {
 			}
 			i = j
 		}
+	}
+	return out
+}
+
+// findRoots returns the starting points of a find command: its operands
+// before the expression (none means ".").
+func findRoots(cmd *Command) []Word {
+	var out []Word
+	for _, w := range cmd.Args {
+		v := w.Value
+		if strings.HasPrefix(v, "-") || v == "(" || v == "!" {
+			break
+		}
+		out = append(out, w)
+	}
+	if len(out) == 0 {
+		out = []Word{{Raw: ".", Value: "."}}
 	}
 	return out
 }

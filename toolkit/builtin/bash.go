@@ -3,14 +3,15 @@ package builtin
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
+	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/wasmtools/wasmtools/permission"
 	shell "github.com/wasmtools/wasmtools/permission/bash"
+	"github.com/wasmtools/wasmtools/permission/pathpolicy"
 	"github.com/wasmtools/wasmtools/toolkit"
 )
 
@@ -51,7 +52,7 @@ func NewBash(opts BashOptions) *Bash {
 	if b.backend == nil {
 		b.backend = &LocalBackend{}
 	}
-	b.analyzer = shell.New(shell.Options{DangerousFiles: opts.DangerousFiles, DangerousDirs: opts.DangerousDirs, Home: opts.Home})
+	b.analyzer = shell.NewWithPolicy(pathpolicy.New(pathpolicy.Options{DangerousFiles: opts.DangerousFiles, DangerousDirs: opts.DangerousDirs, Home: opts.Home}))
 	return b
 }
 
@@ -88,41 +89,52 @@ func (b *Bash) cwd(pc *permission.Context) string {
 	return ""
 }
 
-func (b *Bash) report(in toolkit.Input, pc *permission.Context) *shell.Report {
+func (b *Bash) env(pc *permission.Context) shell.Env {
 	env := shell.Env{Cwd: b.cwd(pc)}
 	if pc != nil {
 		env.WorkingDirs = pc.WorkingDirs
 	}
-	return b.analyzer.Analyze(in.String("command"), env)
+	return env
 }
 
-// IsReadOnly implements toolkit.ReadOnlyChecker: every command only reads
-// and nothing sensitive is read.
-func (b *Bash) IsReadOnly(in toolkit.Input) bool {
-	return b.report(in, nil).ReadOnly
+func (b *Bash) report(in toolkit.Input, pc *permission.Context) *shell.Report {
+	return b.analyzer.Analyze(in.String("command"), b.env(pc))
+}
+
+// IsReadOnly implements toolkit.ReadOnlyChecker, for callers without a
+// permission context: judged from the tool's own directory.
+func (b *Bash) IsReadOnly(in toolkit.Input) bool { return b.IsReadOnlyIn(in, nil) }
+
+// IsReadOnlyIn implements toolkit.ContextReadOnlyChecker: every command
+// only reads, nothing sensitive is read (by name, through links, or in a
+// tree a recursive reader walks), and nothing in the arguments can turn
+// into an option or a planted configuration where the call runs.
+func (b *Bash) IsReadOnlyIn(in toolkit.Input, pc *permission.Context) bool {
+	return b.report(in, pc).ReadOnly
 }
 
 // CheckPermissions implements toolkit.Tool, composing the analysis steps:
 // unanalysable, dangerous, bad sed, sensitive writes and critical removals
 // ask for the user (bypass-immune); a read-only command is allowed; a
-// sensitive read asks; edits inside the working directories are allowed
-// in accept_edits and dont_ask; the rest is left to the engine.
+// sensitive read, or a read that cannot be vouched for where it runs,
+// asks; edits inside the working directories are allowed in accept_edits
+// and dont_ask; the rest is left to the engine.
 func (b *Bash) CheckPermissions(_ context.Context, in toolkit.Input, pc *permission.Context) (permission.Decision, error) {
 	r := b.report(in, pc)
 	if strings.TrimSpace(in.String("command")) == "" {
 		return permission.AskDecision("The command is empty.", "empty command"), nil
 	}
 	if why := r.Safety(); why != "" {
-		d := permission.SafetyAsk("Safety check: "+why+". Approve only if you meant exactly this.", why)
-		// No rule can silence a safety ask: suggesting one would mislead.
-		d.Suggestions = []permission.Rule{}
-		return d, nil
+		return permission.SafetyAsk("Safety check: "+why+". Approve only if you meant exactly this.", why), nil
 	}
 	if r.ReadOnly {
 		return permission.AllowDecision("read-only command"), nil
 	}
 	if len(r.SensitiveReads) > 0 {
 		return permission.AskDecision("The command "+r.SensitiveReads[0]+".", r.SensitiveReads[0]), nil
+	}
+	if len(r.Untrusted) > 0 {
+		return permission.AskDecision("The command cannot be vouched for here: "+r.Untrusted[0]+".", r.Untrusted[0]), nil
 	}
 	if (pc.Mode == permission.ModeAcceptEdits || pc.Mode == permission.ModeDontAsk) && r.EditsInWorkingDirs {
 		return permission.AllowDecision("edits inside the working directories"), nil
@@ -131,139 +143,112 @@ func (b *Bash) CheckPermissions(_ context.Context, in toolkit.Input, pc *permiss
 }
 
 // MatchRule implements toolkit.RuleMatcher for deny and ask rules: the rule
-// hits if it matches any simple command of the script.
-func (b *Bash) MatchRule(content string, in toolkit.Input, _ *permission.Context) bool {
+// hits if it matches any simple command of the script, and may hit when
+// the script runs code the analysis cannot see.
+func (b *Bash) MatchRule(content string, in toolkit.Input, _ *permission.Context) permission.Match {
 	if content == "" {
-		return true
+		return permission.Matches
 	}
-	return shell.MatchAny(b.analyzer.Parse(in.String("command")), content)
+	switch shell.MatchAny(b.analyzer.Parse(in.String("command")), content) {
+	case shell.Matches:
+		return permission.Matches
+	case shell.MayMatch:
+		return permission.MayMatch
+	}
+	return permission.NoMatch
 }
 
 // CoveredBy implements toolkit.RulesCoverer: allow rules cover the script
-// when each of its simple commands is read-only or matched by one of them.
+// when each of its simple commands is read-only or matched by one of them,
+// its output goes inside the working directories, and nothing it reads is
+// sensitive or can turn into an option where it runs.
 func (b *Bash) CoveredBy(contents []string, in toolkit.Input, pc *permission.Context) bool {
 	for _, c := range contents {
 		if c == "" {
 			return true // a tool-level rule allows every command
 		}
 	}
-	s := b.analyzer.Parse(in.String("command"))
-	if !shell.CoveredBy(s, contents) {
+	r := b.report(in, pc)
+	if len(r.SensitiveReads) > 0 || len(r.Untrusted) > 0 {
 		return false
 	}
-	env := shell.Env{Cwd: b.cwd(pc)}
-	if pc != nil {
-		env.WorkingDirs = pc.WorkingDirs
+	if !shell.CoveredBy(r.Script, contents) {
+		return false
 	}
-	return b.analyzer.OutputsInside(s, env)
+	return b.analyzer.OutputsInside(r.Script, b.env(pc))
 }
 
-// MatchForeignRule implements toolkit.ForeignRuleMatcher: a deny rule on
-// Read(pattern) also hits commands that read a matching path with a known
-// reader (cat, grep, sed, ...). A reader whose arguments are not known
-// statically could read anything, so it hits too.
-func (b *Bash) MatchForeignRule(rule permission.Rule, in toolkit.Input, pc *permission.Context) bool {
-	if rule.Tool != "Read" {
-		return false
-	}
+// SharesRulesWith implements toolkit.RuleSharer: none. Bash honours the
+// path rules of Read, Edit and Write through MatchForeignRule, which
+// knows which of its commands read and which write.
+func (b *Bash) SharesRulesWith() []string { return nil }
+
+// MatchForeignRule implements toolkit.ForeignRuleMatcher: a deny or ask
+// rule on Read(pattern) also hits commands that read a matching path
+// (cat, grep -r, find -exec cat {}, git show :0:path, ...), one on
+// Edit(pattern) or Write(pattern) commands that write one (redirects, rm,
+// mv, cp, touch, sed -i, tee, tar -x, git checkout, ...). Paths are
+// matched as spelled and as resolved. A reader or writer whose paths are
+// known only when it runs may match.
+func (b *Bash) MatchForeignRule(rule permission.Rule, in toolkit.Input, pc *permission.Context) permission.Match {
+	var targets []shell.PathTarget
+	var unknown bool
 	s := b.analyzer.Parse(in.String("command"))
-	targets, unknown := shell.ReadTargets(s)
-	if unknown {
-		return true
+	switch rule.Tool {
+	case "Read":
+		targets, unknown = shell.ReadTargets(s)
+	case "Edit", "Write":
+		targets, unknown = shell.WriteTargets(s)
+	default:
+		return permission.NoMatch
 	}
-	if len(targets) == 0 {
-		return false
+	if len(targets) == 0 && !unknown {
+		return permission.NoMatch
 	}
 	if rule.Content == "" {
-		return true
+		return permission.Matches
 	}
+	return matchTargets(b.analyzer, rule.Content, targets, unknown, b.env(pc), pc)
+}
+
+// matchTargets matches a path rule against what a script reads or
+// writes.
+func matchTargets(a *shell.Analyzer, content string, targets []shell.PathTarget, unknown bool, env shell.Env, pc *permission.Context) permission.Match {
+	paths := a.Policy()
+	var dirs []string
+	if pc != nil {
+		dirs = pc.WorkingDirs
+	}
+	maybe := unknown
 	for _, t := range targets {
-		p, ok := b.analyzer.Resolve(t.Word, b.cwd(pc), t.AfterCd)
-		if !ok {
-			return true
+		v, ok := a.WordPath(t.Word)
+		cwd := env.Cwd
+		if t.AfterCd {
+			cwd = ""
 		}
-		paths := []string{p}
-		if t.Word.Glob {
-			// What the glob reads is what it expands to now, and anything
-			// the rule names that it could expand to.
-			paths, _ = filepath.Glob(p)
-			if globMayName(p, rule.Content, pc) {
-				return true
+		if !ok || pathpolicy.Abs(v, cwd) == "" {
+			// The path is known only when the command runs: a relative
+			// path after a cd, a variable.
+			if !ok || !strings.HasPrefix(v, "/") {
+				maybe = true
+				continue
 			}
 		}
-		for _, p := range paths {
-			if matchPathRule(rule.Content, p, pc) || (t.Recursive && ruleBelow(rule.Content, p, pc)) {
-				return true
+		switch {
+		case t.Word.Glob:
+			if paths.GlobMayMatch(content, v, cwd, dirs) {
+				return permission.Matches
 			}
+		case paths.Match(content, v, cwd, dirs, pathpolicy.Loose):
+			return permission.Matches
+		case t.Recursive && paths.NamesBelow(content, v, cwd, dirs):
+			return permission.Matches
 		}
 	}
-	return false
-}
-
-// globMayName reports whether a shell glob could match what a path rule
-// names (cat .secre? against Read(.secret)).
-func globMayName(glob, pattern string, pc *permission.Context) bool {
-	patterns := []string{pattern}
-	if !filepath.IsAbs(pattern) {
-		patterns = nil
-		if pc != nil {
-			for _, wd := range pc.WorkingDirs {
-				patterns = append(patterns, filepath.Join(wd, pattern))
-			}
-		}
+	if maybe {
+		return permission.MayMatch
 	}
-	for _, p := range patterns {
-		if ok, _ := filepath.Match(glob, p); ok {
-			return true
-		}
-		if ok, _ := doublestar.Match(p, glob); ok {
-			return true
-		}
-	}
-	return false
-}
-
-// ruleBelow reports whether a path rule names files below dir: a
-// recursive search of dir reads them.
-func ruleBelow(pattern, dir string, pc *permission.Context) bool {
-	patterns := []string{pattern}
-	if !filepath.IsAbs(pattern) {
-		patterns = nil
-		if pc != nil {
-			for _, wd := range pc.WorkingDirs {
-				patterns = append(patterns, filepath.Join(wd, pattern))
-			}
-		}
-	}
-	for _, p := range patterns {
-		static := p
-		if i := strings.IndexAny(p, "*?[{"); i >= 0 {
-			static = p[:i]
-		}
-		static = strings.TrimSuffix(static, "/")
-		if static == dir || strings.HasPrefix(static, strings.TrimSuffix(dir, "/")+"/") || dir == "/" {
-			return true
-		}
-	}
-	return false
-}
-
-// matchPathRule matches an absolute path against a path rule: a doublestar
-// glob, absolute or anchored at each working directory.
-func matchPathRule(pattern, path string, pc *permission.Context) bool {
-	if filepath.IsAbs(pattern) {
-		ok, _ := doublestar.Match(pattern, path)
-		return ok
-	}
-	if pc == nil {
-		return false
-	}
-	for _, wd := range pc.WorkingDirs {
-		if ok, _ := doublestar.Match(filepath.Join(wd, pattern), path); ok {
-			return true
-		}
-	}
-	return false
+	return permission.NoMatch
 }
 
 // Suggestions implements toolkit.Suggester: one prefix rule per distinct
@@ -289,11 +274,31 @@ func (b *Bash) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 		if rt := toolkit.RuntimeFrom(ctx); rt != nil {
 			pc = rt.Permission
 		}
-		req := ExecRequest{Command: in.String("command"), Dir: b.cwd(pc), Timeout: timeout}
+		req := ExecRequest{Command: in.String("command"), Dir: b.cwd(pc), Timeout: timeout, Env: gitSafetyEnv()}
 
 		streamCommand(ctx, yield, MaxBashOutput, timeout, "the command and its children were killed",
 			func(ctx context.Context, output func([]byte)) (ExecResult, error) {
 				return b.backend.Exec(ctx, req, func(_ Stream, data []byte) { output(data) })
 			})
 	}
+}
+
+// gitSafetyEnv configures every git a command runs, with the precedence
+// of git's command line, so that a repository's own files cannot make an
+// allowed git command run a program: a bare repository is used only when
+// named (a working directory whose HEAD, config, objects/ and refs/ were
+// written as ordinary files is not taken for one), and no file-system
+// monitor program starts (core.fsmonitor in a repository's config runs
+// on git status). Entries of the caller's GIT_CONFIG_COUNT are kept.
+func gitSafetyEnv() []string {
+	n, err := strconv.Atoi(os.Getenv("GIT_CONFIG_COUNT"))
+	if err != nil || n < 0 {
+		n = 0
+	}
+	pairs := [][2]string{{"safe.bareRepository", "explicit"}, {"core.fsmonitor", "false"}}
+	env := make([]string, 0, 2*len(pairs)+1)
+	for i, p := range pairs {
+		env = append(env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n+i, p[0]), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n+i, p[1]))
+	}
+	return append(env, fmt.Sprintf("GIT_CONFIG_COUNT=%d", n+len(pairs)))
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/wasmtools/wasmtools/permission"
-	shell "github.com/wasmtools/wasmtools/permission/bash"
+	"github.com/wasmtools/wasmtools/permission/pathpolicy"
 	"github.com/wasmtools/wasmtools/toolkit"
 )
 
@@ -20,12 +20,12 @@ type FileOptions struct {
 	DangerousFiles, DangerousDirs []string
 }
 
-// fileBase is what Read, Write and Edit share: the backend, the sensitive
-// path lists, and rule matching on file_path.
+// fileBase is what Read, Write and Edit share: the backend, the path
+// policy, and rule matching on file_path.
 type fileBase struct {
-	name     string
-	backend  Backend
-	analyzer *shell.Analyzer
+	name    string
+	backend Backend
+	paths   *pathpolicy.Policy
 }
 
 func newFileBase(name string, opts FileOptions) fileBase {
@@ -33,8 +33,16 @@ func newFileBase(name string, opts FileOptions) fileBase {
 	if b.backend == nil {
 		b.backend = &LocalBackend{}
 	}
-	b.analyzer = shell.New(shell.Options{DangerousFiles: opts.DangerousFiles, DangerousDirs: opts.DangerousDirs})
+	b.paths = pathpolicy.New(pathpolicy.Options{DangerousFiles: opts.DangerousFiles, DangerousDirs: opts.DangerousDirs})
 	return b
+}
+
+// workingDirs returns the permission context's working directories.
+func workingDirs(pc *permission.Context) []string {
+	if pc == nil {
+		return nil
+	}
+	return pc.WorkingDirs
 }
 
 // absPath returns the input's file_path, which must be absolute.
@@ -46,18 +54,35 @@ func absPath(in toolkit.Input) (string, error) {
 	return filepath.Clean(p), nil
 }
 
-// MatchRule implements toolkit.RuleMatcher: the rule content is a
-// doublestar glob on the absolute file_path; a relative pattern is
-// anchored at each working directory.
-func (b *fileBase) MatchRule(content string, in toolkit.Input, pc *permission.Context) bool {
+// MatchRule implements toolkit.RuleMatcher for deny and ask rules: the
+// rule content is a path pattern (//abs, /abs, ~/..., or relative to each
+// working directory; see package pathpolicy) matched against file_path as
+// spelled and as resolved.
+func (b *fileBase) MatchRule(content string, in toolkit.Input, pc *permission.Context) permission.Match {
 	if content == "" {
-		return true
+		return permission.Matches
 	}
 	p, err := absPath(in)
 	if err != nil {
-		return true // an invalid path never escapes a rule
+		return permission.MayMatch // an invalid path never escapes a rule
 	}
-	return matchPathRule(content, p, pc)
+	return permission.MatchOf(b.paths.Match(content, p, "/", workingDirs(pc), pathpolicy.Loose))
+}
+
+// CoveredBy implements toolkit.RulesCoverer for allow rules: file_path
+// must resolve to a path a rule names (a link inside an allowed folder
+// does not carry the permission to where it points).
+func (b *fileBase) CoveredBy(contents []string, in toolkit.Input, pc *permission.Context) bool {
+	p, err := absPath(in)
+	for _, c := range contents {
+		if c == "" {
+			return true
+		}
+		if err == nil && b.paths.Match(c, p, "/", workingDirs(pc), pathpolicy.Strict) {
+			return true
+		}
+	}
+	return false
 }
 
 // Suggestions implements toolkit.Suggester: the file's directory and
@@ -70,21 +95,33 @@ func (b *fileBase) Suggestions(in toolkit.Input) []permission.Rule {
 	return []permission.Rule{{Tool: b.name, Content: filepath.Dir(p) + "/**"}}
 }
 
+// sensitive reports whether file_path names a sensitive file, as spelled
+// or resolved.
+func (b *fileBase) sensitive(in toolkit.Input) (string, bool) {
+	p, err := absPath(in)
+	if err != nil {
+		return "", false
+	}
+	return b.paths.SensitivePath(p, "/")
+}
+
 // checkEdit is the permission check of Write and Edit: a sensitive path
-// asks for the user (bypass-immune); in accept_edits and dont_ask a path
-// inside a working directory (after resolving .. and symbolic links) is
-// allowed; the rest is left to the engine.
+// (as spelled or resolved) asks for the user (bypass-immune); a file
+// named like an option asks (a later glob would turn it into one); in
+// accept_edits and dont_ask a path that resolves inside a working
+// directory is allowed; the rest is left to the engine.
 func (b *fileBase) checkEdit(in toolkit.Input, pc *permission.Context) permission.Decision {
 	p, err := absPath(in)
 	if err != nil {
 		return permission.AskDecision(err.Error(), "invalid path")
 	}
-	if b.analyzer.Sensitive(p) {
-		d := permission.SafetyAsk(fmt.Sprintf("Safety check: %s would change the sensitive file %s. Approve only if you meant to.", b.name, p), "sensitive path "+p)
-		d.Suggestions = []permission.Rule{}
-		return d
+	if what, ok := b.paths.SensitivePath(p, "/"); ok {
+		return permission.SafetyAsk(fmt.Sprintf("Safety check: %s would change the sensitive file %s. Approve only if you meant to.", b.name, what), "sensitive path "+what)
 	}
-	if (pc.Mode == permission.ModeAcceptEdits || pc.Mode == permission.ModeDontAsk) && shell.Inside(p, pc.WorkingDirs) {
+	if strings.HasPrefix(filepath.Base(p), "-") {
+		return permission.AskDecision(fmt.Sprintf("%s would create %s, whose name starts with \"-\": a later command given a glob (rg x *) would read it as an option.", b.name, p), "file named like an option")
+	}
+	if (pc.Mode == permission.ModeAcceptEdits || pc.Mode == permission.ModeDontAsk) && b.paths.Inside(p, "/", pc.WorkingDirs) {
 		return permission.AllowDecision("edit inside the working directories")
 	}
 	return permission.PassthroughDecision()

@@ -13,6 +13,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/permission/pathpolicy"
 	"github.com/wasmtools/wasmtools/toolkit"
 )
 
@@ -38,11 +39,12 @@ type GlobOptions struct {
 type Glob struct {
 	opts    GlobOptions
 	backend Backend
+	paths   *pathpolicy.Policy
 }
 
 // NewGlob returns the Glob tool.
 func NewGlob(opts GlobOptions) *Glob {
-	g := &Glob{opts: opts, backend: opts.Backend}
+	g := &Glob{opts: opts, backend: opts.Backend, paths: pathpolicy.New(pathpolicy.Options{})}
 	if g.backend == nil {
 		g.backend = &LocalBackend{}
 	}
@@ -77,15 +79,61 @@ func (g *Glob) Spec() toolkit.Spec {
 	}
 }
 
-// IsReadOnly implements toolkit.ReadOnlyChecker: listing files changes
-// nothing.
-func (g *Glob) IsReadOnly(toolkit.Input) bool { return true }
+// IsReadOnly implements toolkit.ReadOnlyChecker.
+func (g *Glob) IsReadOnly(in toolkit.Input) bool { return g.IsReadOnlyIn(in, nil) }
 
-// CheckPermissions implements toolkit.Tool. Listing files only reads, so
-// it is allowed (the engine's read-only fast path allows it before asking
-// us).
-func (g *Glob) CheckPermissions(context.Context, toolkit.Input, *permission.Context) (permission.Decision, error) {
+// IsReadOnlyIn implements toolkit.ContextReadOnlyChecker: listing files
+// changes nothing; listing a sensitive folder (~/.ssh, by name or through
+// a link) is not automatic, as `ls ~/.ssh` is not for Bash.
+func (g *Glob) IsReadOnlyIn(in toolkit.Input, pc *permission.Context) bool {
+	_, sensitive := g.sensitiveBase(in, pc)
+	return !sensitive
+}
+
+// base is the folder a call lists: its path, with the literal leading
+// folders of its pattern.
+func (g *Glob) base(in toolkit.Input, pc *permission.Context) (string, error) {
+	pattern := filepath.ToSlash(in.String("pattern"))
+	dir := "/"
+	if !filepath.IsAbs(pattern) {
+		var err error
+		if dir, err = searchResolvePath(withPermission(pc), g.opts.Cwd, in.String("path")); err != nil {
+			return "", err
+		}
+	}
+	base, _ := doublestar.SplitPattern(strings.TrimPrefix(pattern, "/"))
+	if base == "." || base == "" {
+		return dir, nil
+	}
+	return filepath.Join(dir, filepath.FromSlash(base)), nil
+}
+
+func (g *Glob) sensitiveBase(in toolkit.Input, pc *permission.Context) (string, bool) {
+	b, err := g.base(in, pc)
+	if err != nil {
+		return "", false
+	}
+	return g.paths.SensitivePath(b, "/")
+}
+
+// CheckPermissions implements toolkit.Tool: listing a sensitive folder
+// asks (plain); any other listing is allowed.
+func (g *Glob) CheckPermissions(_ context.Context, in toolkit.Input, pc *permission.Context) (permission.Decision, error) {
+	if what, ok := g.sensitiveBase(in, pc); ok {
+		return permission.AskDecision(fmt.Sprintf("Glob would list the sensitive folder %s.", what), "sensitive path "+what), nil
+	}
 	return permission.AllowDecision("read-only file listing"), nil
+}
+
+// MatchForeignRule implements toolkit.ForeignRuleMatcher: a Read rule hits
+// a Glob whose folder it names; files it names below are left out of the
+// results.
+func (g *Glob) MatchForeignRule(rule permission.Rule, in toolkit.Input, pc *permission.Context) permission.Match {
+	b, err := g.base(in, pc)
+	if err != nil {
+		return permission.NoMatch
+	}
+	return matchReadRule(g.paths, rule, b, pc)
 }
 
 // Call implements toolkit.Caller.
@@ -134,6 +182,19 @@ func (g *Glob) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error
 	if err != nil {
 		return nil, err
 	}
+	var pc *permission.Context
+	if rt := toolkit.RuntimeFrom(ctx); rt != nil {
+		pc = rt.Permission
+	}
+	kept, dropped := found[:0], 0
+	for _, m := range found {
+		if readRuleCovers(g.paths, m.path, pc) {
+			dropped++
+			continue
+		}
+		kept = append(kept, m)
+	}
+	found = kept
 	slices.SortFunc(found, func(a, b globMatch) int {
 		if c := b.info.ModTime.Compare(a.info.ModTime); c != 0 {
 			return c
@@ -141,8 +202,13 @@ func (g *Glob) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error
 		return searchComparePaths(a.path, b.path)
 	})
 	meta := map[string]any{"num_files": len(found), "truncated": len(found) > g.opts.MaxResults}
+	note := ""
+	if dropped > 0 {
+		meta["withheld"] = dropped
+		note = fmt.Sprintf("\n[%d file%s not listed: covered by a Read rule]", dropped, grepPlural(dropped))
+	}
 	if len(found) == 0 {
-		return &toolkit.Chunk{Content: []toolkit.Block{toolkit.TextBlock("No files found")}, State: toolkit.StateSuccess, Last: true, Metadata: meta}, nil
+		return &toolkit.Chunk{Content: []toolkit.Block{toolkit.TextBlock("No files found" + note)}, State: toolkit.StateSuccess, Last: true, Metadata: meta}, nil
 	}
 	var b strings.Builder
 	for i, m := range found {
@@ -155,7 +221,7 @@ func (g *Glob) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error
 		b.WriteByte('\n')
 	}
 	return &toolkit.Chunk{
-		Content: []toolkit.Block{toolkit.TextBlock(strings.TrimSuffix(b.String(), "\n"))},
+		Content: []toolkit.Block{toolkit.TextBlock(strings.TrimSuffix(b.String(), "\n") + note)},
 		State:   toolkit.StateSuccess, Last: true, Metadata: meta,
 	}, nil
 }

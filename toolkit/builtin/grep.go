@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/permission/pathpolicy"
 	"github.com/wasmtools/wasmtools/toolkit"
 )
 
@@ -56,11 +57,12 @@ type GrepOptions struct {
 type Grep struct {
 	opts    GrepOptions
 	backend Backend
+	paths   *pathpolicy.Policy
 }
 
 // NewGrep returns the Grep tool.
 func NewGrep(opts GrepOptions) *Grep {
-	g := &Grep{opts: opts, backend: opts.Backend}
+	g := &Grep{opts: opts, backend: opts.Backend, paths: pathpolicy.New(pathpolicy.Options{})}
 	if g.backend == nil {
 		g.backend = &LocalBackend{}
 	}
@@ -104,12 +106,32 @@ func (g *Grep) Spec() toolkit.Spec {
 	}
 }
 
-// IsReadOnly implements toolkit.ReadOnlyChecker: a search changes nothing.
-func (g *Grep) IsReadOnly(toolkit.Input) bool { return true }
+// IsReadOnly implements toolkit.ReadOnlyChecker.
+func (g *Grep) IsReadOnly(in toolkit.Input) bool { return g.IsReadOnlyIn(in, nil) }
 
-// CheckPermissions implements toolkit.Tool. A search only reads, so it is
-// allowed (the engine's read-only fast path allows it before asking us).
-func (g *Grep) CheckPermissions(context.Context, toolkit.Input, *permission.Context) (permission.Decision, error) {
+// IsReadOnlyIn implements toolkit.ContextReadOnlyChecker: a search changes
+// nothing; one whose path is itself sensitive (by name or through a link)
+// is not automatic. Sensitive files found below a searched folder are
+// left out of the results.
+func (g *Grep) IsReadOnlyIn(in toolkit.Input, pc *permission.Context) bool {
+	_, sensitive := g.sensitiveTarget(in, pc)
+	return !sensitive
+}
+
+func (g *Grep) sensitiveTarget(in toolkit.Input, pc *permission.Context) (string, bool) {
+	p, err := searchResolvePath(withPermission(pc), g.opts.Cwd, in.String("path"))
+	if err != nil {
+		return "", false
+	}
+	return g.paths.SensitivePath(p, "/")
+}
+
+// CheckPermissions implements toolkit.Tool: a search of a sensitive path
+// asks (plain); any other search is allowed.
+func (g *Grep) CheckPermissions(_ context.Context, in toolkit.Input, pc *permission.Context) (permission.Decision, error) {
+	if what, ok := g.sensitiveTarget(in, pc); ok {
+		return permission.AskDecision(fmt.Sprintf("Grep would search the sensitive path %s.", what), "sensitive path "+what), nil
+	}
 	return permission.AllowDecision("read-only search"), nil
 }
 
@@ -165,7 +187,7 @@ func (g *Grep) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error
 	} else if found, err = search(ctx, q, target); err != nil {
 		return nil, err
 	}
-	found = withoutReadDenied(ctx, found)
+	found, dropped := withoutWithheld(ctx, g.paths, found)
 	if q.mode == grepModeFiles {
 		g.fillModTimes(ctx, found)
 		slices.SortFunc(found, func(a, b grepFileResult) int {
@@ -183,6 +205,10 @@ func (g *Grep) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error
 	}
 	text, meta := formatGrep(q, found, args.LineNums == nil || *args.LineNums, limit, args.Offset)
 	meta["engine"] = engine
+	if dropped > 0 {
+		meta["withheld"] = dropped
+		text += withheldNote(dropped)
+	}
 	return &toolkit.Chunk{Content: []toolkit.Block{toolkit.TextBlock(text)}, State: toolkit.StateSuccess, Last: true, Metadata: meta}, nil
 }
 
@@ -277,6 +303,9 @@ func (g *Grep) target(ctx context.Context, p string) (grepTarget, error) {
 			return grepTarget{}, fmt.Errorf("the path %s does not exist: give an existing file or directory (absolute, or relative to %s)", abs, searchCwd(ctx, g.opts.Cwd))
 		}
 		return grepTarget{}, fmt.Errorf("cannot search %s: %v", abs, err)
+	}
+	if !fi.IsDir() && !fi.Mode.IsRegular() {
+		return grepTarget{}, fmt.Errorf("%s is not a regular file (%s): Grep searches regular files and folders", abs, fileKind(fi.Mode))
 	}
 	return grepTarget{root: abs, isFile: !fi.IsDir()}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -91,9 +92,23 @@ func (w *streamWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// ReadFile implements Backend.
+// ReadFile implements Backend. Only regular files are read: a device
+// never ends (/dev/zero would fill memory) and a FIFO may never open, so
+// both are refused, checked on the opened file itself.
 func (b *LocalBackend) ReadFile(_ context.Context, path string) ([]byte, error) {
-	return os.ReadFile(path)
+	f, err := openNonBlocking(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s): only regular files are read", path, fileKind(fi.Mode()))
+	}
+	return io.ReadAll(f)
 }
 
 // WriteFile implements Backend: it writes a temporary file in the same

@@ -2,7 +2,13 @@
 
 package builtin
 
-import "os/exec"
+import (
+	"os"
+	"os/exec"
+)
 
 // setProcessGroup: without process groups, cancellation kills the shell.
 func setProcessGroup(cmd *exec.Cmd) {}
+
+// openNonBlocking opens a file for reading.
+func openNonBlocking(path string) (*os.File, error) { return os.Open(path) }

@@ -3,6 +3,7 @@
 package builtin
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -17,4 +18,10 @@ func setProcessGroup(cmd *exec.Cmd) {
 		}
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
+}
+
+// openNonBlocking opens a file without waiting on it: opening a FIFO
+// with no writer would block forever.
+func openNonBlocking(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }

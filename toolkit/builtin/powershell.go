@@ -118,6 +118,27 @@ func (p *PowerShell) CheckPermissions(context.Context, toolkit.Input, *permissio
 		"PowerShell commands always ask"), nil
 }
 
+// MatchRule implements toolkit.RuleMatcher: a PowerShell command is not
+// analysed, so a content rule may always match it (the engine then asks,
+// in every mode); a tool-level rule matches.
+func (p *PowerShell) MatchRule(content string, _ toolkit.Input, _ *permission.Context) permission.Match {
+	if content == "" {
+		return permission.Matches
+	}
+	return permission.MayMatch
+}
+
+// MatchForeignRule implements toolkit.ForeignRuleMatcher: a command that
+// is not analysed may read or write any path, so path rules on Read, Edit
+// and Write may match it.
+func (p *PowerShell) MatchForeignRule(rule permission.Rule, _ toolkit.Input, _ *permission.Context) permission.Match {
+	switch rule.Tool {
+	case "Read", "Edit", "Write":
+		return permission.MayMatch
+	}
+	return permission.NoMatch
+}
+
 // Suggestions implements toolkit.Suggester: none. The only rule that
 // could cover a call is the tool-level one, which would allow every
 // PowerShell command: the user has to write that rule on purpose.

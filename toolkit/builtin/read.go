@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -58,9 +59,25 @@ func (r *Read) Spec() toolkit.Spec {
 	}
 }
 
-// CheckPermissions implements toolkit.Tool. Reading is read-only, so the
-// engine allows it before asking the tool; deny rules on Read still apply.
-func (r *Read) CheckPermissions(context.Context, toolkit.Input, *permission.Context) (permission.Decision, error) {
+// IsReadOnly implements toolkit.ReadOnlyChecker.
+func (r *Read) IsReadOnly(in toolkit.Input) bool { return r.IsReadOnlyIn(in, nil) }
+
+// IsReadOnlyIn implements toolkit.ContextReadOnlyChecker: reading changes
+// nothing, but reading a sensitive file (a key, a credential store, a
+// process's environment; by name or through a link) is never automatic.
+func (r *Read) IsReadOnlyIn(in toolkit.Input, _ *permission.Context) bool {
+	_, sensitive := r.sensitive(in)
+	return !sensitive
+}
+
+// CheckPermissions implements toolkit.Tool: a sensitive file asks (a plain
+// ask: an allow rule the user writes for it, or the bypass mode, lets it
+// through); anything else is allowed. Deny and ask rules on Read apply
+// before.
+func (r *Read) CheckPermissions(_ context.Context, in toolkit.Input, _ *permission.Context) (permission.Decision, error) {
+	if what, ok := r.sensitive(in); ok {
+		return permission.AskDecision(fmt.Sprintf("Read would read the sensitive file %s.", what), "sensitive path "+what), nil
+	}
 	return permission.AllowDecision("reading changes nothing"), nil
 }
 
@@ -87,6 +104,10 @@ func (r *Read) read(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, erro
 	}
 	if fi.IsDir() {
 		return nil, fmt.Errorf("%s is a directory: list it with Glob or `ls`", path)
+	}
+	if !fi.Mode.IsRegular() {
+		// A device never ends (/dev/zero), a FIFO blocks forever.
+		return nil, fmt.Errorf("%s is not a regular file (%s): Read reads regular files only", path, fileKind(fi.Mode))
 	}
 	data, err := r.backend.ReadFile(ctx, path)
 	if err != nil {
@@ -238,4 +259,21 @@ func pageRange(spec string, n int) (int, int, error) {
 		return 0, 0, fmt.Errorf("pages %q: at most %d pages per read", spec, MaxPDFPages)
 	}
 	return first, last, nil
+}
+
+// fileKind names a file type for messages.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeDevice != 0 && m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeIrregular != 0:
+		return "an irregular file"
+	}
+	return "not a regular file"
 }

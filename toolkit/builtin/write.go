@@ -48,6 +48,10 @@ func (w *Write) CheckPermissions(_ context.Context, in toolkit.Input, pc *permis
 	return w.checkEdit(in, pc), nil
 }
 
+// SharesRulesWith implements toolkit.RuleSharer: Write and Edit are one
+// family, an Edit rule covers Write.
+func (w *Write) SharesRulesWith() []string { return []string{"Edit"} }
+
 // Call implements toolkit.Caller.
 func (w *Write) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 	return func(yield func(*toolkit.Chunk, error) bool) {
@@ -143,6 +147,9 @@ func (e *Edit) Spec() toolkit.Spec {
 func (e *Edit) CheckPermissions(_ context.Context, in toolkit.Input, pc *permission.Context) (permission.Decision, error) {
 	return e.checkEdit(in, pc), nil
 }
+
+// SharesRulesWith implements toolkit.RuleSharer: a Write rule covers Edit.
+func (e *Edit) SharesRulesWith() []string { return []string{"Write"} }
 
 // Call implements toolkit.Caller.
 func (e *Edit) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {

@@ -1,0 +1,170 @@
+package bash
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/wasmtools/wasmtools/permission/pathpolicy"
+)
+
+// This file holds the checks that make a command which only reads
+// untrustworthy where it runs: what a glob or a variable turns into, and
+// configuration the working directory may have planted.
+
+// recursiveReader reports a command that reads every file below a
+// directory.
+func recursiveReader(c *Command) bool {
+	_, ok := recursiveReaderOptions(c)
+	return ok
+}
+
+// assignedVariables returns the names the script itself sets: bare
+// assignments, export/declare/local/readonly/typeset arguments, and the
+// targets of read, printf -v, mapfile and getopts.
+func assignedVariables(s *Script) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range s.Commands {
+		if c.Name == "" {
+			for _, a := range c.Assigns {
+				out[a.Name] = true
+			}
+			continue
+		}
+		switch c.Name {
+		case "export", "declare", "typeset", "readonly", "local":
+			for _, a := range c.Args {
+				if strings.HasPrefix(a.Value, "-") {
+					continue
+				}
+				name, _, _ := strings.Cut(a.Value, "=")
+				out[name] = true
+			}
+		case "read", "mapfile", "readarray", "getopts":
+			for _, a := range c.Args {
+				if !strings.HasPrefix(a.Value, "-") && validVariable(a.Value) {
+					out[a.Value] = true
+				}
+			}
+		case "printf":
+			for _, v := range optionValues("printf", c.Values(), 'v', "") {
+				out[v] = true
+			}
+		}
+	}
+	return out
+}
+
+// usesAny returns a variable of names that the command's words expand.
+func usesAny(c *Command, names map[string]bool) string {
+	if len(names) == 0 {
+		return ""
+	}
+	words := append([]Word{c.NameWord}, c.Args...)
+	for _, a := range c.Assigns {
+		words = append(words, a.Value)
+	}
+	for _, w := range words {
+		for _, v := range w.Vars {
+			if names[v] {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// optionInjection finds words in option position that may turn into
+// options when the command runs: an unquoted glob matching a file whose
+// name starts with "-" (a file named --pre=sh makes `rg x *` run sh), or
+// one whose matches are unknown because a cd ran before; a glob given to
+// a command whose meaning depends on how many operands it has (uniq IN
+// OUT writes OUT).
+func (a *Analyzer) optionInjection(s *Script, env Env) []string {
+	var out []string
+	for _, c := range s.Commands {
+		if c.Name == "" {
+			continue
+		}
+		for _, w := range c.Args {
+			if w.Value == "--" {
+				break
+			}
+			if !w.Glob {
+				continue
+			}
+			if c.Name == "uniq" {
+				out = append(out, fmt.Sprintf("uniq is given the glob %s, which may name an output file", w.Value))
+				break
+			}
+			cwd := commandDir(env, c.AfterCd)
+			v, known := a.wordPath(w)
+			abs := pathpolicy.Abs(v, cwd)
+			if !known || abs == "" {
+				out = append(out, fmt.Sprintf("the glob %s in %s may expand to an option", w.Value, c.Name))
+				break
+			}
+			matches, _ := filepath.Glob(abs)
+			for _, m := range matches {
+				// What bash passes is the word with the match in place of
+				// the glob: only a word that starts with the glob can
+				// start with "-".
+				rel := m
+				if !strings.HasPrefix(v, "/") {
+					rel = strings.TrimPrefix(m, strings.TrimSuffix(cwd, "/")+"/")
+				}
+				if strings.HasPrefix(rel, "-") {
+					out = append(out, fmt.Sprintf("the glob %s in %s matches the file %s, which reads as an option", w.Value, c.Name, rel))
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// plantedGit reports git commands that would read a repository's
+// configuration the working directory may have planted: git finds a
+// bare repository (HEAD, objects/ and refs/ in a folder) before any .git
+// above it, and a planted config runs programs (core.fsmonitor on git
+// status). Such a repository's files are ordinary files an agent may
+// have written, so git there is not read-only.
+func (a *Analyzer) plantedGit(s *Script, env Env) []string {
+	for _, c := range s.Commands {
+		if c.Name != "git" || env.Cwd == "" {
+			continue
+		}
+		dir, ok := a.paths.Resolve(env.Cwd, env.Cwd)
+		if !ok {
+			return []string{"git runs in a folder that cannot be resolved"}
+		}
+		for {
+			if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+				break
+			}
+			if looksLikeGitDir(dir) {
+				return []string{fmt.Sprintf("git would use %s as a bare repository, whose configuration may have been written by the agent", dir)}
+			}
+			parent := path.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+		return nil
+	}
+	return nil
+}
+
+// looksLikeGitDir reports what git's discovery takes for a repository
+// folder: a HEAD file and objects/ and refs/ folders.
+func looksLikeGitDir(dir string) bool {
+	for _, name := range []string{"HEAD", "objects", "refs"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			return false
+		}
+	}
+	return true
+}
