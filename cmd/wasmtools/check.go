@@ -305,6 +305,7 @@ func (r *batchRequest) permission(defaults *permission.Context) (*permission.Con
 		}
 		*f.rules = rules
 	}
+	protectWorkingDirs(pc)
 	return pc, nil
 }
 

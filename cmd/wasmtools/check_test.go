@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -342,5 +343,49 @@ func TestCheckBatchExamples(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestProtectedHostFiles: writes to the host's own configuration (the
+// configuration file, wasmtools.yaml of a working directory, served
+// plugin and skill folders, --mcp-config files) ask in every mode,
+// bypass included, whichever tool writes; a request's own ask rules do
+// not drop them.
+func TestProtectedHostFiles(t *testing.T) {
+	dir := t.TempDir()
+	wd, plugins, skillDir := filepath.Join(dir, "w"), filepath.Join(dir, "plugins"), filepath.Join(dir, "skills")
+	for _, d := range []string{wd, plugins, skillDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mcpConfig := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(mcpConfig, []byte(`{"mcpServers": {}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{
+		`{"tool": "Write", "input": {"file_path": "` + wd + `/wasmtools.yaml", "content": "mode: bypass"}, "mode": "bypass", "ask": []}`,
+		`{"tool": "Bash", "input": {"command": "echo 'mode: bypass' >> wasmtools.yaml"}, "mode": "bypass", "cwd": "` + wd + `"}`,
+		`{"tool": "Write", "input": {"file_path": "` + plugins + `/evil.json", "content": "{}"}, "mode": "accept_edits"}`,
+		`{"tool": "Bash", "input": {"command": "cp /bin/true ` + plugins + `/x.wasm"}, "mode": "bypass"}`,
+		`{"tool": "Edit", "input": {"file_path": "` + skillDir + `/s/SKILL.md", "old_string": "a", "new_string": "b"}, "mode": "bypass"}`,
+		`{"tool": "Bash", "input": {"command": "tee ` + mcpConfig + `"}, "mode": "bypass"}`,
+		`{"tool": "Write", "input": {"file_path": "` + wd + `/other/wasmtools.yaml", "content": "x"}, "mode": "bypass", "working_dirs": ["` + wd + `/other"]}`,
+	}
+	r := runBinary(t, nil, strings.Join(lines, "\n")+"\n", "check", "--batch", "--workdir", wd, "--plugins", plugins, "--skills", skillDir, "--mcp-config", mcpConfig)
+	answers := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(answers) != len(lines) {
+		t.Fatalf("%d answers for %d requests:\n%s", len(answers), len(lines), r)
+	}
+	for i, a := range answers {
+		d := decodeDecision(t, a)
+		if d.Behavior != "ask" || !d.BypassImmune || len(d.Suggestions) != 0 {
+			t.Errorf("request %d: %s\nwant a bypass-immune ask with no suggestion", i+1, a)
+		}
+	}
+	// dont_ask denies instead of asking.
+	r = runBinary(t, nil, `{"tool": "Write", "input": {"file_path": "`+wd+`/wasmtools.yaml", "content": "x"}, "mode": "dont_ask"}`+"\n", "check", "--batch", "--workdir", wd)
+	if d := decodeDecision(t, strings.TrimSpace(r.stdout)); d.Behavior != "deny" {
+		t.Errorf("dont_ask: %s, want deny", r.stdout)
 	}
 }

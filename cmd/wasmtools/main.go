@@ -32,6 +32,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/wasmtools/wasmtools/host"
@@ -374,13 +375,43 @@ func (p *permFlags) context() (*permission.Context, error) {
 		}
 		p.workdirs = []string{wd}
 	}
-	return &permission.Context{
+	pc := &permission.Context{
 		Mode:        p.mode,
 		WorkingDirs: p.workdirs,
 		Allow:       p.allow,
 		Deny:        p.deny,
 		Ask:         p.ask,
-	}, nil
+		Protected:   p.hostFiles(path),
+	}
+	protectWorkingDirs(pc)
+	return pc, nil
+}
+
+// hostFiles are the host's own configuration: the configuration file
+// (read or to be read at the next start), the --mcp-config files, and
+// the plugin and skill folders it serves. A tool call that may change
+// one asks the user in every mode: otherwise an agent in bypass mode
+// could rewrite what the host runs and how it decides.
+func (p *permFlags) hostFiles(configPath string) []string {
+	var out []string
+	for _, f := range append([]string{configPath}, p.mcpConfigs...) {
+		if abs, err := filepath.Abs(f); err == nil {
+			out = append(out, abs)
+		}
+	}
+	out = append(out, p.plugins...)
+	return append(out, p.skillDirs...)
+}
+
+// protectWorkingDirs adds the configuration file of each working
+// directory to pc.Protected: serve started there reads it.
+func protectWorkingDirs(pc *permission.Context) {
+	for _, wd := range pc.WorkingDirs {
+		f := filepath.Join(wd, defaultConfig)
+		if !slices.Contains(pc.Protected, f) {
+			pc.Protected = append(pc.Protected, f)
+		}
+	}
 }
 
 // readArguments returns a call's JSON arguments from its positional

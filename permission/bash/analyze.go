@@ -419,6 +419,11 @@ func (a *Analyzer) gitPathspecSensitive(c *Command, env Env) []string {
 			} else if p, ok := a.paths.GlobMaySensitive("*/"+spec, cwd); ok && strings.Contains(spec, "*") {
 				out = append(out, p) // git's * crosses directories
 			}
+		case spec != v:
+			// HEAD:.env, :0:.env: a path of the repository, by spelling.
+			if _, ok := a.paths.Sensitive(spec); ok {
+				out = append(out, v)
+			}
 		}
 	}
 	return out

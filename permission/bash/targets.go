@@ -11,6 +11,9 @@ type PathTarget struct {
 	// Recursive targets are folders whose every file is read or written
 	// (grep -r, find, tar -x, git checkout), or listed (ls, find, tree).
 	Recursive bool
+	// FollowLinks: a recursive reader follows the links below the folder
+	// (grep -R, rg -L, find -L), reaching wherever they point.
+	FollowLinks bool
 }
 
 // ReadTargets returns what a script reads the contents (or, for
@@ -56,7 +59,7 @@ func ReadTargets(s *Script) (targets []PathTarget, unknown bool) {
 				}
 			}
 		case readers[c.Name]:
-			recursive := recursiveReader(c)
+			opts, recursive := recursiveReaderOptions(c)
 			ops := pathCandidates(c)
 			if !readOnly(c) {
 				ops = operands(c)
@@ -71,6 +74,7 @@ func ReadTargets(s *Script) (targets []PathTarget, unknown bool) {
 					continue
 				}
 				add(c, w, recursive)
+				targets[len(targets)-1].FollowLinks = opts.FollowLinks
 			}
 		}
 	}

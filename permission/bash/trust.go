@@ -99,6 +99,11 @@ func (a *Analyzer) optionInjection(s *Script, env Env) []string {
 				out = append(out, fmt.Sprintf("uniq is given the glob %s, which may name an output file", w.Value))
 				break
 			}
+			if !strings.ContainsAny(w.Value[:1], "*?[") {
+				// bash keeps the literal part before the first wildcard:
+				// ./* expands to ./--x, which is no option.
+				continue
+			}
 			cwd := commandDir(env, c.AfterCd)
 			v, known := a.wordPath(w)
 			abs := pathpolicy.Abs(v, cwd)
@@ -108,15 +113,9 @@ func (a *Analyzer) optionInjection(s *Script, env Env) []string {
 			}
 			matches, _ := filepath.Glob(abs)
 			for _, m := range matches {
-				// What bash passes is the word with the match in place of
-				// the glob: only a word that starts with the glob can
-				// start with "-".
-				rel := m
-				if !strings.HasPrefix(v, "/") {
-					rel = strings.TrimPrefix(m, strings.TrimSuffix(cwd, "/")+"/")
-				}
+				rel := strings.TrimPrefix(m, strings.TrimSuffix(cwd, "/")+"/")
 				if strings.HasPrefix(rel, "-") {
-					out = append(out, fmt.Sprintf("the glob %s in %s matches the file %s, which reads as an option", w.Value, c.Name, rel))
+					out = append(out, fmt.Sprintf("the glob %s in %s matches %s, which reads as an option", w.Value, c.Name, rel))
 					break
 				}
 			}

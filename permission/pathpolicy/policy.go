@@ -680,13 +680,38 @@ func (p *Policy) TreeSensitive(root, cwd string, opts TreeOptions) (string, bool
 	if what, ok := p.SensitivePath(root, cwd); ok {
 		return what, true
 	}
+	found := ""
+	complete := p.Walk(root, cwd, opts, func(name, real string) bool {
+		if _, ok := p.Sensitive(name); ok {
+			found = name
+		} else if _, ok := p.Sensitive(real); ok {
+			found = name + " (" + real + ")"
+		}
+		return found != ""
+	})
+	switch {
+	case found != "":
+		return found, true
+	case !complete:
+		return root + " (too large, or not resolvable, to check every file)", true
+	}
+	return "", false
+}
+
+// Walk visits what a recursive reader starting at root (relative to cwd)
+// would visit, breadth-first: fn gets each entry's path as reached and,
+// for a followed link, what it resolves to (else the same path); fn
+// returning true stops the walk. It reports whether the walk was
+// complete: false when the root cannot be resolved, a followed link
+// cannot, or the tree has more than opts.MaxEntries entries.
+func (p *Policy) Walk(root, cwd string, opts TreeOptions, fn func(name, real string) bool) bool {
 	real, ok := p.Resolve(root, cwd)
 	if !ok {
-		return root, true
+		return false
 	}
 	fi, err := os.Stat(real)
 	if err != nil || !fi.IsDir() {
-		return "", false
+		return true
 	}
 	limit := opts.MaxEntries
 	if limit <= 0 {
@@ -706,7 +731,7 @@ func (p *Policy) TreeSensitive(root, cwd string, opts TreeOptions) (string, bool
 		for _, e := range entries {
 			count++
 			if count > limit {
-				return root + " (too large to check every file)", true
+				return false
 			}
 			name := e.Name()
 			if !opts.Hidden && strings.HasPrefix(name, ".") {
@@ -716,34 +741,29 @@ func (p *Policy) TreeSensitive(root, cwd string, opts TreeOptions) (string, bool
 				continue
 			}
 			full := dir + "/" + name
-			if _, ok := p.Sensitive(full); ok {
-				return full, true
-			}
-			isDir := e.IsDir()
+			target, isDir := full, e.IsDir()
 			if e.Type()&fs.ModeSymlink != 0 {
 				if !opts.FollowLinks {
 					continue
 				}
-				target, ok := resolve(full, dir, 0)
+				t, ok := resolve(full, dir, 0)
 				if !ok {
-					return full + " (which cannot be resolved)", true
+					return false
 				}
-				if _, ok := p.Sensitive(target); ok {
-					return full + " (" + target + ")", true
-				}
-				ti, err := os.Stat(target)
-				if err != nil || !ti.IsDir() {
-					continue
-				}
-				full, isDir = target, true
+				target = t
+				ti, err := os.Stat(t)
+				isDir = err == nil && ti.IsDir()
 			}
-			if isDir && !seen[full] {
-				seen[full] = true
-				queue = append(queue, full)
+			if fn(full, target) {
+				return true
+			}
+			if isDir && !seen[target] {
+				seen[target] = true
+				queue = append(queue, target)
 			}
 		}
 	}
-	return "", false
+	return true
 }
 
 func isVCSDir(name string) bool {

@@ -243,6 +243,20 @@ func matchTargets(a *shell.Analyzer, content string, targets []shell.PathTarget,
 			return permission.Matches
 		case t.Recursive && paths.NamesBelow(content, v, cwd, dirs):
 			return permission.Matches
+		case t.Recursive && t.FollowLinks:
+			// Links below the folder carry the reader wherever they
+			// point: match what each resolves to.
+			hit := false
+			complete := paths.Walk(v, cwd, pathpolicy.TreeOptions{Hidden: true, FollowLinks: true}, func(name, real string) bool {
+				hit = name != real && (paths.Match(content, real, "/", dirs, pathpolicy.Loose) || paths.NamesBelow(content, real, "/", dirs))
+				return hit
+			})
+			if hit {
+				return permission.Matches
+			}
+			if !complete {
+				maybe = true
+			}
 		}
 	}
 	if maybe {

@@ -18,6 +18,9 @@ type FileOptions struct {
 	// DangerousFiles and DangerousDirs replace the default lists of
 	// sensitive paths when not nil; an empty list turns the check off.
 	DangerousFiles, DangerousDirs []string
+	// Home is the directory ~ stands for in path rules; empty means the
+	// current user's.
+	Home string
 }
 
 // fileBase is what Read, Write and Edit share: the backend, the path
@@ -33,7 +36,7 @@ func newFileBase(name string, opts FileOptions) fileBase {
 	if b.backend == nil {
 		b.backend = &LocalBackend{}
 	}
-	b.paths = pathpolicy.New(pathpolicy.Options{DangerousFiles: opts.DangerousFiles, DangerousDirs: opts.DangerousDirs})
+	b.paths = pathpolicy.New(pathpolicy.Options{DangerousFiles: opts.DangerousFiles, DangerousDirs: opts.DangerousDirs, Home: opts.Home})
 	return b
 }
 

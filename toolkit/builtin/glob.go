@@ -23,6 +23,9 @@ const DefaultGlobLimit = 100
 
 // GlobOptions configure the Glob tool.
 type GlobOptions struct {
+	// Home is the directory ~ stands for in Read rules; empty means the
+	// current user's.
+	Home string
 	// Cwd is the directory searched when the call gives no path, and
 	// against which a relative path is resolved; empty means the call's
 	// permission context directory (its Cwd, else its first working
@@ -44,7 +47,7 @@ type Glob struct {
 
 // NewGlob returns the Glob tool.
 func NewGlob(opts GlobOptions) *Glob {
-	g := &Glob{opts: opts, backend: opts.Backend, paths: pathpolicy.New(pathpolicy.Options{})}
+	g := &Glob{opts: opts, backend: opts.Backend, paths: pathpolicy.New(pathpolicy.Options{Home: opts.Home})}
 	if g.backend == nil {
 		g.backend = &LocalBackend{}
 	}

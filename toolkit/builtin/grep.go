@@ -34,6 +34,9 @@ const (
 
 // GrepOptions configure the Grep tool.
 type GrepOptions struct {
+	// Home is the directory ~ stands for in Read rules; empty means the
+	// current user's.
+	Home string
 	// Cwd is the directory relative paths are resolved against; empty
 	// means the call's permission context directory (its Cwd, else its
 	// first working directory).
@@ -62,7 +65,7 @@ type Grep struct {
 
 // NewGrep returns the Grep tool.
 func NewGrep(opts GrepOptions) *Grep {
-	g := &Grep{opts: opts, backend: opts.Backend, paths: pathpolicy.New(pathpolicy.Options{})}
+	g := &Grep{opts: opts, backend: opts.Backend, paths: pathpolicy.New(pathpolicy.Options{Home: opts.Home})}
 	if g.backend == nil {
 		g.backend = &LocalBackend{}
 	}
