@@ -27,6 +27,16 @@ func FuzzAnalyze(f *testing.F) {
 		}
 		_ = Suggestions(r.Script)
 		_ = CoveredBy(r.Script, []string{"ls:*", "git push:*", "*"})
-		_ = MatchAny(r.Script, "rm -rf:*")
+		_, _ = ReadTargets(r.Script)
+		_, _ = WriteTargets(r.Script)
+		// Hiding a command in a subshell or a substitution never hides it
+		// from a deny rule.
+		if MatchAny(r.Script, "rm:*") == Matches {
+			for _, wrapped := range []string{"(" + cmd + "\n)", "echo $(" + cmd + "\n)"} {
+				if MatchAny(Parse(wrapped), "rm:*") == NoMatch {
+					t.Fatalf("%q matches rm:*, but %q does not", cmd, wrapped)
+				}
+			}
+		}
 	})
 }
