@@ -175,6 +175,12 @@ func (a *Analyzer) sensitive(s *Script, env Env, r *Report) {
 	for _, c := range s.Commands {
 		ro := readOnly(c)
 		for _, w := range pathCandidates(c) {
+			if ro && unknownPath(w) {
+				// /home/$USER/.ssh/id_rsa, ~root/.ssh, ~+/.env: a path known
+				// only when the command runs may be anything.
+				r.SensitiveReads = append(r.SensitiveReads, fmt.Sprintf("%s reads %s, a path known only when it runs", c.Name, w.Value))
+				continue
+			}
 			p, ok := a.sensitiveWord(w, env, c.AfterCd)
 			if !ok {
 				continue
@@ -205,6 +211,21 @@ func (a *Analyzer) sensitive(s *Script, env Env, r *Report) {
 			r.SensitiveReads = append(r.SensitiveReads, fmt.Sprintf("a redirect reads the sensitive path %s", p))
 		}
 	}
+}
+
+// unknownPath reports a word whose path bash decides at run time: a
+// variable other than HOME, a dynamic part, or a tilde form other than ~
+// and ~/ (~user, ~+, ~-).
+func unknownPath(w Word) bool {
+	if w.Dynamic {
+		return true
+	}
+	for _, v := range w.Vars {
+		if v != "HOME" {
+			return true
+		}
+	}
+	return w.Tilde && w.Value != "~" && !strings.HasPrefix(w.Value, "~/")
 }
 
 // wordPath returns the path a word names before resolution (~ and $HOME
@@ -323,10 +344,15 @@ func recursiveReaderOptions(c *Command) (pathpolicy.TreeOptions, bool) {
 	fs := flagsOf(c.Name, args)
 	switch c.Name {
 	case "grep", "egrep", "fgrep":
-		if !(fs.short['r'] || fs.short['R'] || fs.long["recursive"] || fs.long["dereference-recursive"]) {
+		gfs := flagsOf("grep", args) // long options resolved as grep abbreviates them
+		recurse := false
+		for _, v := range optionValues("grep", args, 'd', "directories") {
+			recurse = recurse || v == "recurse"
+		}
+		if !(gfs.short['r'] || gfs.short['R'] || gfs.long["recursive"] || gfs.long["dereference-recursive"] || recurse) {
 			return pathpolicy.TreeOptions{}, false
 		}
-		return pathpolicy.TreeOptions{Hidden: true, FollowLinks: fs.short['R'] || fs.long["dereference-recursive"]}, true
+		return pathpolicy.TreeOptions{Hidden: true, FollowLinks: gfs.short['R'] || gfs.long["dereference-recursive"]}, true
 	case "rg", "ag":
 		u := 0
 		for _, a := range args {

@@ -18,7 +18,7 @@ type codeOption struct {
 var codeOptions = map[string]codeOption{
 	"make":   {long: []string{"--eval", "--file", "--makefile", "--directory", "--include-dir"}, short: "EfCI"},
 	"gmake":  {long: []string{"--eval", "--file", "--makefile", "--directory", "--include-dir"}, short: "EfCI"},
-	"npm":    {long: []string{"--script-shell", "--node-options", "--userconfig", "--globalconfig", "--call", "--prefix"}},
+	"npm":    {long: []string{"--script-shell", "--node-options", "--userconfig", "--globalconfig", "--call", "--prefix"}, short: "cC"},
 	"pnpm":   {long: []string{"--script-shell", "--node-options", "--userconfig", "--globalconfig", "--config"}},
 	"yarn":   {long: []string{"--script-shell", "--node-options", "--use-yarnrc", "--rcfile"}},
 	"npx":    {long: []string{"--call", "--node-options", "--script-shell", "--package"}, short: "cp"},
@@ -27,7 +27,7 @@ var codeOptions = map[string]codeOption{
 	"ssh":    {long: nil, short: "oFES"},
 	"rsync":  {long: []string{"--rsh", "--rsync-path"}, short: "e"},
 	"tar":    {long: []string{"--to-command", "--checkpoint-action", "--use-compress-program", "--rsh-command", "--info-script", "--new-volume-script"}, short: "IF"},
-	"zip":    {long: []string{"--unzip-command"}},
+	"zip":    {long: []string{"--unzip-command"}, short: "T"},
 	"less":   {long: []string{"--lesskey-src", "--lesskey-file", "--lesskey-content", "--log-file", "--LOG-FILE"}, short: "koO", prefix: "+"},
 	"more":   {long: []string{"--lesskey-src", "--lesskey-file"}, short: "k", prefix: "+"},
 	"sort":   {long: []string{"--compress-program"}},
@@ -85,8 +85,12 @@ func runsCode(c *Command) string {
 		// go's flags take one dash or two: -exec, --toolexec=x.
 		for _, a := range args {
 			name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-			if strings.HasPrefix(a, "-") && (name == "exec" || name == "toolexec" || name == "overlay") {
+			switch {
+			case !strings.HasPrefix(a, "-"):
+			case name == "exec" || name == "toolexec" || name == "overlay" || name == "vettool" || name == "modfile" || name == "C":
 				return "-" + name
+			case (name == "ldflags" || name == "gccgoflags") && strings.Contains(a, "extld"):
+				return "-" + name // -extld names the linker program to run
 			}
 		}
 		return ""

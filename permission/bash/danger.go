@@ -114,6 +114,11 @@ var knownLong = map[string][]string{
 	"mkdir":   {"mode", "parents", "verbose", "context", "help", "version"},
 	"install": {"mode", "owner", "group", "directory", "target-directory", "verbose", "help", "version"},
 	"kill":    {"signal", "list", "table"},
+	"grep": {"recursive", "dereference-recursive", "directories", "devices", "regexp", "file", "include", "exclude", "exclude-dir",
+		"exclude-from", "ignore-case", "invert-match", "word-regexp", "line-regexp", "count", "files-with-matches", "files-without-match",
+		"max-count", "only-matching", "quiet", "silent", "no-messages", "byte-offset", "line-number", "with-filename", "no-filename",
+		"label", "null", "null-data", "text", "binary-files", "context", "after-context", "before-context", "color", "colour",
+		"extended-regexp", "fixed-strings", "basic-regexp", "perl-regexp", "help", "version", "initial-tab", "unix-byte-offsets", "line-buffered", "binary", "no-ignore-case"},
 }
 
 // canonicalLong resolves an abbreviated long option of cmd.

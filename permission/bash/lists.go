@@ -50,7 +50,9 @@ var harmlessVariables = setOf(
 var harmlessAssignments = func() map[string]bool {
 	m := map[string]bool{}
 	for k := range harmlessVariables {
-		if k != "HOME" && k != "SHELL" {
+		// An assignment to a variable the environment already exports
+		// changes it for later commands: EDITOR=cmd; git commit runs cmd.
+		if k != "HOME" && k != "SHELL" && k != "EDITOR" && k != "PAGER" {
 			m[k] = true
 		}
 	}

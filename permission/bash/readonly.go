@@ -31,6 +31,13 @@ func readOnly(c *Command) bool {
 	if runsCode(c) != "" {
 		return false // less -k, sort --compress-program, git grep -O ...
 	}
+	if c.Name == "sort" || c.Name == "wc" || c.Name == "du" {
+		for _, a := range c.Values() {
+			if strings.HasPrefix(a, "--files") {
+				return false // --files0-from=-: reads the files named on standard input
+			}
+		}
+	}
 	args := c.Values()
 	if namesHost(c.Name, args) {
 		return false // a URL or host: network, in explore too

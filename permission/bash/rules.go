@@ -287,7 +287,8 @@ const (
 // -c string, a PATH it changes itself, a command it could not parse), the
 // rule may match.
 func MatchAny(s *Script, content string) Match {
-	maybe := s.Incomplete
+	// A script that cannot be analysed holds code nobody can see into.
+	maybe := s.Incomplete || !s.Analysable()
 	for _, c := range s.Commands {
 		if c.Name == "" {
 			continue
@@ -351,7 +352,13 @@ func systemPath(p string) bool {
 }
 
 // opaqueRunners run code given as data, or change what a name runs.
-var opaqueRunners = setOf("eval", "source", ".", "trap", "coproc", "watch", "alias", "hash", "enable", "fc", "parallel", "ssh", "complete")
+var opaqueRunners = setOf("eval", "source", ".", "trap", "coproc", "watch", "alias", "hash", "enable", "fc", "parallel", "ssh", "complete",
+	"at", "batch", "crontab", "tmux", "screen", "let")
+
+// subscriptBuiltins take variable names, whose array subscripts bash
+// evaluates arithmetically, command substitutions included:
+// printf -v 'a[$(rm x)]' y runs rm.
+var subscriptBuiltins = setOf("printf", "read", "declare", "typeset", "local", "export", "readonly", "unset", "mapfile", "readarray", "test", "[", "getopts", "wait", "shift", "return", "exit", "kill")
 
 // inlineCodeFlags are, per interpreter, the options whose value is a
 // program.
@@ -365,6 +372,21 @@ var inlineCodeFlags = map[string]string{
 func opaque(c *Command) bool {
 	if !c.NameWord.Literal() || c.NameWord.Glob || opaqueRunners[c.Name] {
 		return true
+	}
+	if runsCode(c) != "" {
+		return true // tar --checkpoint-action=exec=, rsync -e, vim -c ...
+	}
+	if c.Name == "git" {
+		if hasGlobalConfig(c.Values()) {
+			return true // git -c alias.x='!cmd' x, -c core.pager=cmd
+		}
+	}
+	if subscriptBuiltins[c.Name] {
+		for _, a := range c.Args {
+			if strings.Contains(a.Value, "[") && strings.ContainsAny(a.Value, "$`") {
+				return true
+			}
+		}
 	}
 	for _, a := range c.Assigns {
 		if lookupVariable(a.Name) {
@@ -412,7 +434,10 @@ func awkRunsCommands(c *Command) bool {
 		return true
 	}
 	prog := ops[0]
-	return strings.Contains(prog, "system") || strings.Contains(prog, "|") || strings.Contains(prog, "getline") || strings.Contains(prog, "@load")
+	// system(), pipes, getline from a command, extensions, and output
+	// redirection (print > "file" writes a file).
+	return strings.Contains(prog, "system") || strings.Contains(prog, "|") || strings.Contains(prog, "getline") ||
+		strings.Contains(prog, "@load") || strings.Contains(prog, ">")
 }
 
 // sedRunsCommands: a sed script outside the allowlist may hold the e
@@ -559,4 +584,49 @@ func (a *Analyzer) WordPath(w Word) (string, bool) { return a.wordPath(w) }
 // when it cannot be known statically.
 func (a *Analyzer) Resolve(w Word, cwd string, afterCd bool) (string, bool) {
 	return a.resolve(w, cwd, afterCd)
+}
+
+// hasGlobalConfig reports git's -c or --config-env before the subcommand.
+func hasGlobalConfig(args []string) bool {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return false
+		}
+		if a == "-c" || strings.HasPrefix(a, "-c") || strings.HasPrefix(a, "--config-env") {
+			return true
+		}
+	}
+	return false
+}
+
+// Opaque reports whether the script runs code the analysis cannot see:
+// then no list of what it reads or writes is complete.
+func Opaque(s *Script) bool {
+	if s.Incomplete || !s.Analysable() || changesLookup(s) {
+		return true
+	}
+	for _, c := range s.Commands {
+		if c.Name != "" && opaque(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// ArgumentPaths returns every word of the script's commands that may
+// name a file (arguments, option values, git's rev:path), of every
+// command or, with changing, of the commands that are not read-only: a
+// program not known to read or write still opens what it is given
+// (sort -o FILE, uniq IN OUT, gcc -o FILE, xxd -r IN OUT).
+func ArgumentPaths(s *Script, changing bool) []PathTarget {
+	var out []PathTarget
+	for _, c := range s.Commands {
+		if c.Name == "" || changing && readOnly(c) {
+			continue
+		}
+		for _, w := range pathCandidates(c) {
+			out = append(out, PathTarget{Word: w, AfterCd: c.AfterCd})
+		}
+	}
+	return out
 }

@@ -99,6 +99,10 @@ func (a *Analyzer) optionInjection(s *Script, env Env) []string {
 				out = append(out, fmt.Sprintf("uniq is given the glob %s, which may name an output file", w.Value))
 				break
 			}
+			if strings.HasPrefix(w.Value, "-") {
+				out = append(out, fmt.Sprintf("the glob %s in %s expands to options", w.Value, c.Name))
+				break
+			}
 			if !strings.ContainsAny(w.Value[:1], "*?[") {
 				// bash keeps the literal part before the first wildcard:
 				// ./* expands to ./--x, which is no option.

@@ -77,6 +77,12 @@ var wrappers = map[string]wrapperSpec{
 	"catchsegv":        {},
 	"busybox":          {},
 	"firejail":         {},
+	"ssh-agent":        {},
+	"xvfb-run":         {short: "nsfpe", long: []string{"--server-num", "--server-args", "--auth-file", "--xauth-protocol", "--error-file"}},
+	"rlwrap":           {short: "aAbcCfDeFhHiIlmMnNopPqrRsStTUvwWz"},
+	"pkexec":           {long: []string{"--user"}},
+	"dbus-launch":      {},
+	"sshpass":          {short: "pfde"},
 	"bwrap":            {long: []string{"--bind", "--ro-bind", "--dev-bind", "--chdir", "--setenv", "--unsetenv", "--uid", "--gid", "--hostname", "--proc", "--dev", "--tmpfs", "--symlink", "--dir", "--file", "--remount-ro"}},
 }
 

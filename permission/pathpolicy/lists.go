@@ -21,15 +21,15 @@ var DefaultDangerousFiles = []string{
 	".ssh/config", ".ssh/authorized_keys", ".netrc", ".npmrc", ".pypirc",
 	".env", ".envrc", ".env.local", ".env.development", ".env.development.local", ".env.test",
 	".env.test.local", ".env.staging", ".env.production", ".env.production.local",
-	// every .env variant (.env.prod, .env.ci, ...)
-	".env.*",
+	// every .env variant (.env.prod, .env.ci, .env-prod, ...)
+	".env.*", ".env-*", ".env_*",
 	// shell start-up files the reference misses, and shell histories
 	".zshenv", ".zlogin", ".zlogout", ".bash_login", ".bash_logout", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc",
 	".login", ".logout", ".inputrc", ".config/fish/config.fish",
 	".bash_history", ".zsh_history", ".sh_history", ".python_history", ".psql_history", ".mysql_history", ".node_repl_history",
 	// credential stores and tool configuration that runs programs
 	".git-credentials", ".pgpass", ".config/gh/hosts.yml", ".config/git/config", ".config/git/credentials",
-	".terraformrc", ".vault-token",
+	".terraformrc", ".vault-token", ".cargo/credentials", ".cargo/credentials.toml",
 	// the system's secrets
 	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/ssh/*_key",
 	// a process's environment, memory and command line
@@ -45,8 +45,8 @@ var DefaultDangerousDirs = []string{
 	// credential stores
 	".aws", ".azure", ".gnupg", ".kube", ".docker", ".config/gcloud", ".config/gh",
 	".password-store", ".local/share/keyrings",
-	// the system's
-	"/etc/sudoers.d",
+	// the system's, and secrets mounted into containers
+	"/etc/sudoers.d", "/run/secrets", "/var/run/secrets",
 	// a process's open files and mapped files
 	"/proc/*/fd", "/proc/*/fdinfo", "/proc/*/map_files",
 }

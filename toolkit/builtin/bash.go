@@ -197,15 +197,23 @@ func (b *Bash) MatchForeignRule(rule permission.Rule, in toolkit.Input, pc *perm
 	switch rule.Tool {
 	case "Read":
 		targets, unknown = shell.ReadTargets(s)
+		targets = append(targets, shell.ArgumentPaths(s, false)...)
 	case "Edit", "Write":
 		targets, unknown = shell.WriteTargets(s)
+		targets = append(targets, shell.ArgumentPaths(s, true)...)
 	default:
 		return permission.NoMatch
 	}
+	// Code the analysis cannot see (python3 -c, awk with print >, sed w)
+	// may read or write anything.
+	unknown = unknown || shell.Opaque(s)
 	if len(targets) == 0 && !unknown {
 		return permission.NoMatch
 	}
 	if rule.Content == "" {
+		if len(targets) == 0 {
+			return permission.MayMatch
+		}
 		return permission.Matches
 	}
 	return matchTargets(b.analyzer, rule.Content, targets, unknown, b.env(pc), pc)
