@@ -69,6 +69,9 @@ func runsCode(c *Command) string {
 	switch c.Name {
 	case "git":
 		sub, rest, _ := gitSubcommand(args)
+		if repo := localRepository(sub, rest); repo != "" {
+			return repo
+		}
 		if opt, ok := gitCodeOptions[sub]; ok {
 			if sub == "filter-branch" {
 				for _, a := range rest {
@@ -150,4 +153,46 @@ func indexOf(list []string, s string) int {
 		}
 	}
 	return -1
+}
+
+// localRepository returns the repository operand of a transport command
+// (push, fetch, pull, clone, ls-remote, archive --remote) when it names a
+// local path: git then runs the other side (receive-pack, upload-pack)
+// in that repository, with its hooks and its configuration, which are
+// files an agent may have written (a push to ./planted runs
+// planted/hooks/pre-receive and core.alternateRefsCommand).
+func localRepository(sub string, rest []string) string {
+	switch sub {
+	case "push", "fetch", "pull", "clone", "ls-remote", "submodule", "remote":
+	default:
+		return ""
+	}
+	ops := positionals(rest, setOf("-o", "--push-option", "--receive-pack", "--upload-pack", "--exec", "--repo", "-b", "--branch",
+		"--origin", "--depth", "--reference", "--separate-git-dir", "-c", "--config", "--template", "-j", "--jobs", "--shallow-since", "--shallow-exclude"))
+	if sub == "remote" {
+		// git remote add NAME URL: the URL is the operand that matters.
+		if len(ops) < 3 || ops[0] != "add" && ops[0] != "set-url" {
+			return ""
+		}
+		ops = ops[2:]
+	}
+	if sub == "submodule" {
+		if len(ops) < 2 || ops[0] != "add" {
+			return ""
+		}
+		ops = ops[1:]
+	}
+	if len(ops) == 0 {
+		return ""
+	}
+	repo := ops[0]
+	switch {
+	case strings.HasPrefix(repo, "file:"), strings.HasPrefix(repo, "/"), strings.HasPrefix(repo, "."), strings.HasPrefix(repo, "~"):
+		return repo
+	case strings.Contains(repo, "://"), strings.Contains(repo, "@"), strings.Contains(repo, ":"):
+		return "" // a remote URL or scp-like host:path
+	case strings.Contains(repo, "/"):
+		return repo // a relative path
+	}
+	return ""
 }

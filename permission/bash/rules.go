@@ -308,10 +308,27 @@ func MatchAny(s *Script, content string) Match {
 			maybe = true
 		}
 	}
-	if maybe || changesLookup(s) {
+	if maybe || changesLookup(s) || runsWhatItWrites(s) {
 		return MayMatch
 	}
 	return NoMatch
+}
+
+// runsWhatItWrites reports a script that writes files and runs a program
+// by a path outside the system folders: cp /bin/rm ./r; ./r -f x runs rm
+// under another name.
+func runsWhatItWrites(s *Script) bool {
+	local := false
+	for _, c := range s.Commands {
+		if c.PathQualified() && !systemPath(c.NameWord.Value) {
+			local = true
+		}
+	}
+	if !local {
+		return false
+	}
+	targets, unknown := WriteTargets(s)
+	return unknown || len(targets) > 0 || len(ArgumentPaths(s, true)) > 0
 }
 
 // lookupVariables change which program a name runs, or run code when a

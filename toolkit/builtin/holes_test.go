@@ -251,6 +251,10 @@ func TestPermissionHoles(t *testing.T) {
 		{4, "Bash", bash("go test -ldflags='-linkmode=external -extld=sh' ./..."), "default", "allow:Bash(go test:*)", "", "ask"},
 		{4, "Bash", bash("go test -vettool=/tmp/x ./..."), "default", "allow:Bash(go test:*)", "", "ask"},
 		{4, "Bash", bash("npm test -C /elsewhere"), "default", "allow:Bash(npm test:*)", "", "ask"},
+		{7, "Bash", bash("git push ./planted HEAD:refs/heads/x"), "accept_edits", "allow:Bash(git push:*)", "", "ask"},
+		{7, "Bash", bash("git fetch ../bare"), "default", "allow:Bash(git fetch:*)", "", "ask"},
+		{7, "Bash", bash("git push origin main"), "default", "allow:Bash(git push:*)", "", "allow"},
+		{3, "Bash", bash("cp /bin/rm ./r; ./r -f y"), "bypass", "deny:Bash(rm:*)", "", "ask!"},
 		{5, "Bash", bash("rg x -* a.txt"), "explore", "", f.wd + "/opt", "deny"},
 		{5, "Bash", bash("ls -*"), "explore", "", f.wd + "/opt", "deny"},
 		// 11. "Always allow" only where it would take effect: see
