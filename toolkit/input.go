@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kaptinlin/jsonrepair"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -74,6 +75,19 @@ type repair struct {
 func parseArguments(raw string) (in Input, rep *repair, err error) {
 	if strings.TrimSpace(raw) == "" {
 		return Input{}, nil, nil
+	}
+	if !utf8.ValidString(raw) {
+		// JSON is UTF-8; a decoder would turn the bad bytes into U+FFFD
+		// and a Write would store them so, silently.
+		off := 0
+		for off < len(raw) {
+			r, size := utf8.DecodeRuneInString(raw[off:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			off += size
+		}
+		return nil, nil, fmt.Errorf("the arguments are not valid UTF-8 (a bad byte at offset %d); send text as UTF-8, and binary data base64-encoded if the tool takes it", off)
 	}
 	v, err := decodeJSON(raw)
 	if err != nil {

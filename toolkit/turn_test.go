@@ -37,6 +37,7 @@ func TestInputGate(t *testing.T) {
 		{"schema: missing property", `{}`, StateError, false, "cmd"},
 		{"schema: wrong type", `{"cmd": 3}`, StateError, false, "/cmd"},
 		{"trailing garbage repaired or refused", `{"cmd":"a"} x`, "", false, ""},
+		{"invalid UTF-8 refused, not turned into U+FFFD", "{\"cmd\":\"a\xff\"}", StateError, false, "not valid UTF-8"},
 	}
 	for _, tt := range tests {
 		resp := runTurn(t, tk, TurnOptions{}, Call{Name: "run", Arguments: tt.args}).Responses()[0]

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"time"
 )
@@ -109,37 +107,4 @@ func (b *LocalBackend) ReadFile(_ context.Context, path string) ([]byte, error) 
 		return nil, fmt.Errorf("%s is not a regular file (%s): only regular files are read", path, fileKind(fi.Mode()))
 	}
 	return io.ReadAll(f)
-}
-
-// WriteFile implements Backend: it writes a temporary file in the same
-// directory, syncs it, gives it the old file's mode and renames it over
-// the target.
-func (b *LocalBackend) WriteFile(_ context.Context, path string, data []byte, perm fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if fi, err := os.Stat(path); err == nil {
-		perm = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), perm); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"unicode/utf8"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 
@@ -74,21 +75,30 @@ func (w *Write) write(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, er
 		return nil, err
 	}
 	content := in.String("content")
+	// The freshness check and the write happen under one lock: two
+	// sessions editing the same file take turns, and the second one is
+	// told to read again instead of overwriting the first one's change.
+	unlock, err := lockPath(ctx, w.backend, path)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	var old []byte
+	var seen toolkit.FileStamp
 	created := false
 	if _, err := Stat(ctx, w.backend, path); errors.Is(err, fs.ErrNotExist) {
 		created = true
 	} else if err != nil {
 		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	} else {
-		if _, err := w.requireFreshRead(ctx, s, path); err != nil {
+		if seen, err = w.requireFreshRead(ctx, s, path); err != nil {
 			return nil, err
 		}
 		if old, err = w.backend.ReadFile(ctx, path); err != nil {
 			return nil, fmt.Errorf("cannot read %s: %w", path, err)
 		}
 	}
-	if err := w.backend.WriteFile(ctx, path, []byte(content), 0o644); err != nil {
+	if err := writeChecked(ctx, w.backend, path, []byte(content), w.unchangedSince(ctx, path, seen, created)); err != nil {
 		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	// Our own write is a version the session has seen: the next Edit needs
@@ -106,7 +116,7 @@ func (w *Write) write(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, er
 		State:   toolkit.StateSuccess,
 		Metadata: map[string]any{
 			"created": created, "lines": lines,
-			"diff": udiff.Unified(path, path, string(old), content),
+			"diff": capDiff(udiff.Unified(path, path, string(old), content)),
 		},
 	}, nil
 }
@@ -179,7 +189,13 @@ func (e *Edit) edit(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, erro
 	if err != nil {
 		return nil, err
 	}
-	if _, err := e.requireFreshRead(ctx, s, path); err != nil {
+	unlock, err := lockPath(ctx, e.backend, path)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	seen, err := e.requireFreshRead(ctx, s, path)
+	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s does not exist: create it with Write", path)
 		}
@@ -210,7 +226,7 @@ func (e *Edit) edit(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, erro
 	} else {
 		updated = strings.Replace(content, oldStr, newStr, 1)
 	}
-	if err := e.backend.WriteFile(ctx, path, []byte(updated), 0o644); err != nil {
+	if err := writeChecked(ctx, e.backend, path, []byte(updated), e.unchangedSince(ctx, path, seen, false)); err != nil {
 		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	if st, err := e.stamp(ctx, path); err == nil {
@@ -225,7 +241,27 @@ func (e *Edit) edit(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, erro
 		State:   toolkit.StateSuccess,
 		Metadata: map[string]any{
 			"occurrences": replaced,
-			"diff":        udiff.Unified(path, path, content, updated),
+			"diff":        capDiff(udiff.Unified(path, path, content, updated)),
 		},
 	}, nil
+}
+
+// MaxDiffBytes bounds the unified diff Write and Edit return in their
+// metadata: a small edit of a file with very long lines would otherwise
+// return megabytes.
+const MaxDiffBytes = 64 << 10
+
+// capDiff cuts a diff at MaxDiffBytes, on a line boundary, with a note.
+func capDiff(d string) string {
+	if len(d) <= MaxDiffBytes {
+		return d
+	}
+	cut := strings.LastIndexByte(d[:MaxDiffBytes], '\n') + 1
+	if cut == 0 {
+		cut = MaxDiffBytes
+		for cut > 0 && !utf8.RuneStart(d[cut]) {
+			cut--
+		}
+	}
+	return d[:cut] + fmt.Sprintf("[diff cut: %d of %d bytes shown]\n", cut, len(d))
 }
