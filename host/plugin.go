@@ -21,6 +21,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 
@@ -196,6 +197,13 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg Config) (*Plugin, erro
 	if cfg.SHA256 != "" && !strings.EqualFold(cfg.SHA256, digest) {
 		return nil, fmt.Errorf("plugin %s: sha256 is %s, but the configuration pins %s: refusing to load it", name, digest, cfg.SHA256)
 	}
+	// The granted folders must exist now: an instance made later (the
+	// schema may come from the cache) would fail every call instead.
+	gs, err := openGrants(cfg.Grants.Dirs)
+	if err != nil {
+		return nil, fmt.Errorf("plugin %s: %w", name, err)
+	}
+	closeGrants(gs)
 	p := &Plugin{Name: name, SHA256: digest, host: h, grants: cfg.Grants}
 	p.log = h.log.With(slog.String("plugin", name))
 	p.timeout = DefaultTimeout
@@ -446,25 +454,32 @@ type instance struct {
 	env    callEnv
 	fns    map[string]api.Function
 	stack  [1]uint64
+	// grants are the instance's dirs grants, closed with it.
+	grants []*grantFS
 }
 
 func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
+	grants, err := openGrants(p.grants.Dirs)
+	if err != nil {
+		return nil, fmt.Errorf("plugin %s: %w", p.Name, err)
+	}
 	cfg := wazero.NewModuleConfig().
 		WithName("").
 		WithStartFunctions().
 		WithStdout(logWriter{p.log, slog.LevelInfo}).
 		WithStderr(logWriter{p.log, slog.LevelWarn}).
 		WithRandSource(rand.Reader).
-		WithFSConfig(fsConfig(p.grants.Dirs))
+		WithFSConfig(fsConfig(p.grants.Dirs, grants))
 	for k, v := range p.grants.Env {
 		cfg = cfg.WithEnv(k, v)
 	}
-	inst := &instance{kernel: newKernel(), fns: map[string]api.Function{}}
+	inst := &instance{kernel: newKernel(), fns: map[string]api.Function{}, grants: grants}
 	inst.env = callEnv{plugin: p, http: &httpState{}}
 	inst.kernel.call = &inst.env
 	kctx := withKernel(ctx, inst.kernel)
 	mod, err := p.rt.InstantiateModule(kctx, p.compiled, cfg)
 	if err != nil {
+		closeGrants(grants)
 		return nil, fmt.Errorf("plugin %s: instantiate: %w", p.Name, describeExit(err))
 	}
 	inst.mod = mod
@@ -475,7 +490,7 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 		}
 		args := make([]uint64, len(fn.Definition().ParamTypes()))
 		if _, err := fn.Call(kctx, args...); err != nil {
-			mod.Close(context.Background())
+			inst.close()
 			return nil, fmt.Errorf("plugin %s: %s failed: %w", p.Name, init, describeExit(err))
 		}
 	}
@@ -492,23 +507,21 @@ func (inst *instance) close() {
 	if inst.mod != nil {
 		inst.mod.Close(context.Background())
 	}
+	closeGrants(inst.grants)
 }
 
-// fsConfig mounts the granted directories.
-func fsConfig(dirs []abi.DirGrant) wazero.FSConfig {
-	fc := wazero.NewFSConfig()
-	for _, d := range dirs {
+// fsConfig mounts the granted directories, each through its confined
+// file system (see grantFS), never wazero's WithDirMount.
+func fsConfig(dirs []abi.DirGrant, grants []*grantFS) wazero.FSConfig {
+	fc := wazero.NewFSConfig().(sysfs.FSConfig)
+	for i, d := range dirs {
 		guest := d.Guest
 		if guest == "" {
 			guest = d.Host
 		}
-		if d.Write {
-			fc = fc.WithDirMount(d.Host, guest)
-		} else {
-			fc = fc.WithReadOnlyDirMount(d.Host, guest)
-		}
+		fc = fc.WithSysFSMount(grants[i], guest).(sysfs.FSConfig)
 	}
-	return fc
+	return fc.(wazero.FSConfig)
 }
 
 // logWriter sends a guest's stdout or stderr to the log.
