@@ -23,6 +23,12 @@ type SessionStore interface {
 	Session(ctx context.Context, id string) (SessionState, error)
 }
 
+// SessionDropper is a SessionStore that can forget a session.
+// Toolkit.EndSession uses it.
+type SessionDropper interface {
+	Drop(id string)
+}
+
 // SessionState is one session's state. Implementations must be safe for
 // concurrent use: parallel calls of one session share it.
 type SessionState interface {
@@ -81,6 +87,13 @@ func (m *MemoryStore) Session(_ context.Context, id string) (SessionState, error
 		m.sessions[id] = s
 	}
 	return s, nil
+}
+
+// Len reports how many sessions the store holds.
+func (m *MemoryStore) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.sessions)
 }
 
 // Drop forgets a session, for example when its MCP connection closes.

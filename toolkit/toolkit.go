@@ -124,6 +124,16 @@ func New(opts Options) *Toolkit {
 // Store returns the session store.
 func (tk *Toolkit) Store() SessionStore { return tk.store }
 
+// EndSession forgets a session: its state in the store (when the store
+// can drop sessions: see SessionDropper). Call it when the client the
+// session belongs to is gone; a later call with the same id starts a new
+// session.
+func (tk *Toolkit) EndSession(id string) {
+	if d, ok := tk.store.(SessionDropper); ok {
+		d.Drop(id)
+	}
+}
+
 // PermissionContext returns a copy of the base permission configuration.
 func (tk *Toolkit) PermissionContext() *permission.Context { return tk.opts.Permission.Clone() }
 

@@ -41,7 +41,13 @@ type config struct {
 	Groups     []configGroup           `yaml:"groups"`
 	MCPServers map[string]configServer `yaml:"mcp_servers"`
 	Limits     configLimits            `yaml:"limits"`
-	file       string
+	// TokenFile holds the bearer token serve --http requires (see
+	// --token-file); relative to this file.
+	TokenFile string `yaml:"token_file"`
+	// AllowOrigins are Origin header values serve --http accepts besides
+	// its own.
+	AllowOrigins []string `yaml:"allow_origins"`
+	file         string
 }
 
 type configGroup struct {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -40,6 +41,13 @@ new version is loaded and checked before it replaces the old one; a
 broken file is logged and the last good version keeps serving.
 --no-watch loads the folders once.
 
+Over --http, every request's Host and Origin headers are checked (a
+web page in your browser cannot drive the server), sessions idle for
+--session-idle end, and a server on a non-loopback address needs a
+token: --token-file FILE holds it, clients send "Authorization: Bearer
+TOKEN". SIGINT or SIGTERM cancels running calls, killing their
+processes, before the server exits.
+
 Examples:
 
 	wasmtools serve
@@ -57,6 +65,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	var pf permFlags
 	pf.register(fs)
 	httpAddr := fs.String("http", "", "serve streamable HTTP on `addr`ess (host:port) instead of stdio")
+	tokenFile := fs.String("token-file", "", "with --http: require \"Authorization: Bearer TOKEN\", the first line of `file` (required on a non-loopback address)")
+	var allowOrigins, allowHosts stringList
+	fs.Var(&allowOrigins, "allow-origin", "with --http: also accept requests whose Origin header is `origin` (e.g. https://app.example.com); repeatable")
+	fs.Var(&allowHosts, "allow-host", "with --http on a loopback address: also accept the Host header `host:port`; repeatable")
+	sessionIdle := fs.Duration("session-idle", 30*time.Minute, "with --http: end a session that sent no request for this `duration` (0: never)")
 	pos, err := parseArgs(e, fs, args)
 	if err != nil {
 		return err
@@ -98,6 +111,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	defer stop()
 	e.log.Info("serving", slog.String("mode", string(pc.Mode)), slog.Any("workdirs", pc.WorkingDirs), slog.Int("tools", len(tk.Tools())))
 
+	// On SIGINT/SIGTERM (or the end of standard input), running calls are
+	// cancelled, which kills their process groups, before the process
+	// exits: no child outlives the server.
+	defer srv.Shutdown(5 * time.Second)
+
 	if *httpAddr == "" {
 		err := srv.SDK().Run(ctx, &sdk.StdioTransport{})
 		if err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
@@ -105,12 +123,33 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		}
 		return nil
 	}
+	if *tokenFile == "" && pf.config != nil && pf.config.TokenFile != "" {
+		*tokenFile = pf.config.rel(pf.config.TokenFile)
+	}
+	var token []byte
+	if *tokenFile != "" {
+		if token, err = readToken(*tokenFile); err != nil {
+			return err
+		}
+	}
+	if pf.config != nil {
+		allowOrigins = append(allowOrigins, pf.config.AllowOrigins...)
+	}
 	ln, err := net.Listen("tcp", *httpAddr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *httpAddr, err)
 	}
-	handler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, nil)
-	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	guard, err := newHTTPGuard(ln.Addr().(*net.TCPAddr), *httpAddr, token, allowOrigins, allowHosts)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	handler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, &sdk.StreamableHTTPOptions{
+		SessionTimeout:               *sessionIdle,
+		PropagateRequestCancellation: true,
+		Logger:                       e.log,
+	})
+	hs := &http.Server{Handler: guard.wrap(handler), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stderr, "wasmtools: serving MCP on http://%s\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -118,8 +157,15 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+		srv.Shutdown(5 * time.Second)
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		return hs.Shutdown(shutdown)
 	}
 }
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }

@@ -244,8 +244,8 @@ func (a *Analyzer) wordPath(w Word) (string, bool) {
 	switch {
 	case strings.HasPrefix(v, "$HOME") && (len(v) == 5 || v[5] == '/'):
 		v = a.home + v[5:]
-	case strings.Contains(v, "$"):
-		return "", false
+	case len(w.Vars) > 0:
+		return "", false // $HOME elsewhere than at the start
 	case w.Tilde && (v == "~" || strings.HasPrefix(v, "~/")):
 		v = a.home + v[1:]
 	case w.Tilde:

@@ -630,6 +630,11 @@ func Opaque(s *Script) bool {
 	return false
 }
 
+// textArguments are commands whose arguments are never files they open.
+var textArguments = setOf("echo", "printf", "true", "false", ":", "test", "[", "expr", "seq", "sleep", "kill", "exit", "return",
+	"shift", "set", "unset", "export", "declare", "local", "readonly", "typeset", "wait", "let", "type", "which", "whereis",
+	"printenv", "id", "uname", "whoami", "date", "nproc", "pwd", "cd", "pushd", "popd", "umask", "ulimit", "getopts", "break", "continue")
+
 // ArgumentPaths returns every word of the script's commands that may
 // name a file (arguments, option values, git's rev:path), of every
 // command or, with changing, of the commands that are not read-only: a
@@ -638,7 +643,7 @@ func Opaque(s *Script) bool {
 func ArgumentPaths(s *Script, changing bool) []PathTarget {
 	var out []PathTarget
 	for _, c := range s.Commands {
-		if c.Name == "" || changing && readOnly(c) {
+		if c.Name == "" || changing && readOnly(c) || textArguments[c.Name] {
 			continue
 		}
 		for _, w := range pathCandidates(c) {

@@ -40,6 +40,8 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[*sdk.ServerSession]string
+	running  map[*runningCall]struct{} // calls in progress, for Shutdown
+	calls    sync.WaitGroup
 	pending  map[string]*pending // calls waiting for confirmation, by request state
 	seq      atomic.Uint64
 	tools    map[string]bool // names currently registered with the SDK server
@@ -54,7 +56,8 @@ func NewServer(tk *toolkit.Toolkit, opts ServerOptions) *Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	s := &Server{tk: tk, opts: opts, log: opts.Logger, sessions: map[*sdk.ServerSession]string{}, tools: map[string]bool{}, pending: map[string]*pending{}}
+	s := &Server{tk: tk, opts: opts, log: opts.Logger, sessions: map[*sdk.ServerSession]string{}, tools: map[string]bool{}, pending: map[string]*pending{},
+		running: map[*runningCall]struct{}{}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -201,7 +204,84 @@ func (s *Server) sessionID(ss *sdk.ServerSession) string {
 		id = fmt.Sprintf("mcp-%d", s.seq.Add(1))
 	}
 	s.sessions[ss] = id
+	go s.endWhenClosed(ss, id)
 	return id
+}
+
+// endWhenClosed frees what a session holds once it ends (closed by the
+// client, DELETEd over HTTP, expired by the idle timeout, or the
+// connection lost): its entry here, its calls waiting for confirmation,
+// and its state in the toolkit's store.
+func (s *Server) endWhenClosed(ss *sdk.ServerSession, id string) {
+	_ = ss.Wait()
+	s.mu.Lock()
+	delete(s.sessions, ss)
+	for token, p := range s.pending {
+		if p.session == id {
+			delete(s.pending, token)
+		}
+	}
+	s.mu.Unlock()
+	s.tk.EndSession(id)
+	s.log.Debug("MCP session ended", "session", id)
+}
+
+// runningCall is a call in progress.
+type runningCall struct{ cancel context.CancelFunc }
+
+// startCall registers a call so that Shutdown can cancel it; ok is false
+// once Shutdown began.
+func (s *Server) startCall(ctx context.Context) (context.Context, func(), bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	rc := &runningCall{cancel: cancel}
+	s.mu.Lock()
+	if s.running == nil {
+		s.mu.Unlock()
+		cancel()
+		return ctx, func() {}, false
+	}
+	s.running[rc] = struct{}{}
+	s.calls.Add(1)
+	s.mu.Unlock()
+	return ctx, func() {
+		s.mu.Lock()
+		delete(s.running, rc)
+		s.mu.Unlock()
+		cancel()
+		s.calls.Done()
+	}, true
+}
+
+// Shutdown cancels every running call (a Bash command's whole process
+// group is killed), waits up to timeout for them to return, and closes
+// every session (ending their streams). Calls that arrive afterwards are
+// refused. It is safe to call more than once.
+func (s *Server) Shutdown(timeout time.Duration) {
+	defer func() {
+		for ss := range s.sdk.Sessions() {
+			_ = ss.Close()
+		}
+	}()
+	s.mu.Lock()
+	for rc := range s.running {
+		rc.cancel()
+	}
+	s.running = nil
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() { s.calls.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		s.log.Warn("calls still running after shutdown", "waited", timeout)
+	}
+}
+
+// Sessions reports how many MCP sessions the server holds state for.
+func (s *Server) Sessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sessions)
 }
 
 // acceptedMedia are the data blocks MCP content can carry.
@@ -213,6 +293,11 @@ var acceptedMedia = []string{"image/png", "image/jpeg", "image/gif", "image/webp
 // the request state that finds the suspended call again. The SDK turns
 // this into a plain elicitation for clients on older protocol versions.
 func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	ctx, done, ok := s.startCall(ctx)
+	if !ok {
+		return errorResult("The server is shutting down; the call was not run."), nil
+	}
+	defer done()
 	sid := s.sessionID(req.Session)
 	// A call may change the session's active groups (reset_tools, or the
 	// Skill viewer activating a skill's group): then its tool list changed.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -77,4 +78,61 @@ func TestConcurrentSessions(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+}
+
+// TestSessionsEnd: sessions closed by their client, and sessions
+// abandoned past the idle timeout, leave nothing behind: neither in the
+// server nor in the toolkit's session store.
+func TestSessionsEnd(t *testing.T) {
+	store := toolkit.NewMemoryStore()
+	tk := toolkit.New(toolkit.Options{Store: store, Permission: permission.Context{Mode: permission.ModeDefault}})
+	for _, tool := range builtin.TaskTools() {
+		if err := tk.Register(tool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := NewServer(tk, ServerOptions{})
+	if err := srv.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	base := store.Len() // Refresh's own look at the default groups
+	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() },
+		&sdk.StreamableHTTPOptions{SessionTimeout: 300 * time.Millisecond}))
+	defer hs.Close()
+	ctx := context.Background()
+	open := func() *sdk.ClientSession {
+		client := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "1"}, nil)
+		cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: hs.URL, MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "TaskCreate", Arguments: map[string]any{"subject": "s", "description": "d"}}); err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	waitEmpty := func(what string) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); srv.Sessions() > 0 || store.Len() > base; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d server sessions and %d stored sessions left", what, srv.Sessions(), store.Len())
+			}
+		}
+	}
+	// Closed by the client (an HTTP DELETE).
+	for range 20 {
+		cs := open()
+		if err := cs.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitEmpty("closed sessions")
+	// Abandoned: the client goes away without a word.
+	for range 5 {
+		_ = open()
+	}
+	if srv.Sessions() != 5 || store.Len() != base+5 {
+		t.Fatalf("before expiry: %d server sessions, %d stored, want 5 each", srv.Sessions(), store.Len())
+	}
+	waitEmpty("abandoned sessions after the idle timeout")
 }

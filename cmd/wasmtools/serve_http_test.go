@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// serveHTTP starts `wasmtools serve --http 127.0.0.1:0 ...` and returns
+// its URL and process.
+func serveHTTP(t *testing.T, dir string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve", "--http", "127.0.0.1:0", "--workdir", dir}, args...)...)
+	cmd.Dir = dir
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := bufio.NewScanner(stderr)
+	url := make(chan string, 1)
+	go func() {
+		for lines.Scan() {
+			if u, ok := strings.CutPrefix(lines.Text(), "wasmtools: serving MCP on "); ok {
+				url <- u
+			}
+		}
+	}()
+	select {
+	case u := <-url:
+		return u, cmd
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve --http did not start")
+	}
+	return "", nil
+}
+
+const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+
+func post(t *testing.T, url string, header map[string]string) int {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, strings.NewReader(initializeBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestServeHTTPGuards: Origin and Host are checked on every request; a
+// token, when configured, is required; a non-loopback address without a
+// token is refused at start.
+func TestServeHTTPGuards(t *testing.T) {
+	dir := t.TempDir()
+	url, _ := serveHTTP(t, dir, "--allow-origin", "https://app.example.com")
+	port := url[strings.LastIndex(url, ":")+1:]
+	cases := []struct {
+		name   string
+		header map[string]string
+		want   int
+	}{
+		{"no origin (a native client)", nil, http.StatusOK},
+		{"a web page elsewhere", map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden},
+		{"origin null", map[string]string{"Origin": "null"}, http.StatusForbidden},
+		{"same origin", map[string]string{"Origin": "http://127.0.0.1:" + port}, http.StatusOK},
+		{"allowed origin", map[string]string{"Origin": "https://app.example.com"}, http.StatusOK},
+		{"DNS rebinding", map[string]string{"Host": "evil.example:" + port}, http.StatusForbidden},
+	}
+	for _, c := range cases {
+		if got := post(t, url, c.header); got != c.want {
+			t.Errorf("%s: HTTP %d, want %d", c.name, got, c.want)
+		}
+	}
+
+	tokenFile := filepath.Join(dir, "token")
+	if err := os.WriteFile(tokenFile, []byte("0123456789abcdef0123456789abcdef\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url, _ = serveHTTP(t, dir, "--token-file", tokenFile)
+	if got := post(t, url, nil); got != http.StatusUnauthorized {
+		t.Errorf("no token: HTTP %d, want 401", got)
+	}
+	if got := post(t, url, map[string]string{"Authorization": "Bearer wrong-token-wrong-token"}); got != http.StatusUnauthorized {
+		t.Errorf("wrong token: HTTP %d, want 401", got)
+	}
+	if got := post(t, url, map[string]string{"Authorization": "Bearer 0123456789abcdef0123456789abcdef"}); got != http.StatusOK {
+		t.Errorf("right token: HTTP %d, want 200", got)
+	}
+
+	r := runBinary(t, nil, "", "serve", "--http", "0.0.0.0:0", "--workdir", dir)
+	if r.code == exitOK || !strings.Contains(r.stderr, "--token-file") {
+		t.Errorf("serve --http 0.0.0.0:0 without a token: exit %d, stderr %q; want a refusal naming --token-file", r.code, r.stderr)
+	}
+}
+
+// TestServeHTTPShutdownKillsCalls: SIGTERM during a running command ends
+// the command's whole process group before the server exits.
+func TestServeHTTPShutdownKillsCalls(t *testing.T) {
+	dir := t.TempDir()
+	url, cmd := serveHTTP(t, dir, "--mode", "bypass")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	pidFile := filepath.Join(dir, "child.pid")
+	go func() {
+		_, _ = cs.CallTool(ctx, &sdk.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "sh -c 'echo $$ > child.pid; exec sleep 60'"}})
+	}()
+	var pid int
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if data, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(data), "\n") {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+			break
+		}
+	}
+	if pid == 0 {
+		t.Fatal("the command did not start")
+	}
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not exit within 15 s of SIGTERM")
+	}
+	t.Logf("serve exited %v after SIGTERM", time.Since(start).Round(time.Millisecond))
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if err := syscall.Kill(pid, 0); err != nil {
+			break // gone
+		}
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the command's process %d outlived the server", pid)
+		}
+	}
+}
