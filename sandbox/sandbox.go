@@ -1,0 +1,385 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Mode says whether commands run confined.
+type Mode string
+
+// The sandbox modes.
+const (
+	// ModeAuto confines commands where the kernel supports it and runs
+	// them unconfined elsewhere, logging that once.
+	ModeAuto Mode = "auto"
+	// ModeRequired confines every command; where the kernel cannot, the
+	// command does not run and the error says why.
+	ModeRequired Mode = "required"
+	// ModeOff runs commands unconfined.
+	ModeOff Mode = "off"
+)
+
+// ParseMode parses a mode name: auto, required or off (any case). The
+// empty string is ModeAuto.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
+	case "":
+		return ModeAuto, nil
+	case ModeAuto, ModeRequired, ModeOff:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown sandbox mode %q: use auto, required or off", s)
+}
+
+// Options configure a Sandbox.
+type Options struct {
+	// Mode is auto, required or off; empty means auto.
+	Mode Mode
+	// NoNetwork turns the network off for every command. Read-only calls
+	// (Policy.ReadOnly) never have it.
+	NoNetwork bool
+	// Writable are more files and folders (with everything below them)
+	// every command may change, besides the working directories of its
+	// call; relative paths are made absolute against the current
+	// directory. A path that does not exist when a command starts is
+	// skipped. Read-only calls get none of them.
+	Writable []string
+	// Helper is the executable that confines itself and runs the
+	// command: a program that calls Main first thing in main. Empty
+	// means this very program (on Linux, /proc/self/exe, so that a
+	// binary replaced on disk while the host runs is not picked up).
+	Helper string
+	// Logger receives the one warning of ModeAuto on a kernel without
+	// Landlock, and debug lines per command; nil logs nothing.
+	Logger *slog.Logger
+}
+
+// Sandbox confines the commands a backend starts. It is safe for
+// concurrent use; build it with New.
+type Sandbox struct {
+	mode     Mode
+	network  bool
+	writable []string
+	helper   string
+	log      *slog.Logger
+	abi      int    // the kernel's Landlock ABI version, 0 without Landlock
+	why      string // why the kernel cannot confine, when abi is 0
+	warnOnce sync.Once
+}
+
+// New returns a sandbox for opts. It checks which Landlock ABI the
+// kernel offers (a query, no restriction of this process).
+func New(opts Options) (*Sandbox, error) {
+	mode, err := ParseMode(string(opts.Mode))
+	if err != nil {
+		return nil, err
+	}
+	s := &Sandbox{mode: mode, network: !opts.NoNetwork, log: opts.Logger, helper: opts.Helper}
+	for _, p := range opts.Writable {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: writable path %q: %w", p, err)
+		}
+		if !slices.Contains(s.writable, abs) {
+			s.writable = append(s.writable, abs)
+		}
+	}
+	if s.helper == "" {
+		s.helper = selfExecutable()
+	}
+	s.abi, s.why = landlockABI()
+	return s, nil
+}
+
+// Mode returns the sandbox mode.
+func (s *Sandbox) Mode() Mode {
+	if s == nil {
+		return ModeOff
+	}
+	return s.mode
+}
+
+// Active reports whether commands run confined: the mode is not off and
+// the kernel supports Landlock, or the mode is required (then a command
+// runs confined or not at all).
+func (s *Sandbox) Active() bool {
+	if s == nil {
+		return false
+	}
+	switch s.mode {
+	case ModeOff:
+		return false
+	case ModeRequired:
+		return true
+	}
+	return s.abi > 0
+}
+
+// Status is the state of a sandbox, as `wasmtools list --json` reports it.
+type Status struct {
+	// Mode is auto, required or off.
+	Mode Mode `json:"mode"`
+	// Enforced is true when commands run confined.
+	Enforced bool `json:"enforced"`
+	// Supported is true when the kernel offers Landlock.
+	Supported bool `json:"supported"`
+	// ABI is the kernel's Landlock ABI version, 0 without Landlock.
+	ABI int `json:"abi"`
+	// Network is "on" or "off" for the calls that are not read-only
+	// (read-only calls never have it).
+	Network string `json:"network"`
+	// NetworkConfinement says how the network is turned off where it is:
+	// the mechanisms in force on this kernel and architecture.
+	NetworkConfinement []string `json:"network_confinement"`
+	// Writable are the paths writable besides the working directories.
+	Writable []string `json:"writable"`
+	// Reason says why commands are not confined, when they are not.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Status returns the sandbox's state.
+func (s *Sandbox) Status() Status {
+	if s == nil {
+		return Status{Mode: ModeOff, Network: "on", Reason: "no sandbox is configured", NetworkConfinement: []string{}, Writable: []string{}}
+	}
+	st := Status{
+		Mode:               s.mode,
+		Supported:          s.abi > 0,
+		ABI:                s.abi,
+		Network:            "on",
+		NetworkConfinement: networkMechanisms(s.abi),
+		Writable:           append([]string{}, s.writable...),
+	}
+	st.Enforced = s.mode != ModeOff && st.Supported
+	if !s.network {
+		st.Network = "off"
+	}
+	switch {
+	case s.mode == ModeOff:
+		st.Reason = "the sandbox is off"
+	case !st.Supported:
+		st.Reason = s.why
+	}
+	return st
+}
+
+// Policy is what one command may do, besides what the sandbox's options
+// give every command.
+type Policy struct {
+	// WorkingDirs are the folders the command may write in, with
+	// everything below them.
+	WorkingDirs []string
+	// ReadOnly makes the command unable to write anywhere but its
+	// private temporary directory, and turns its network off: the
+	// explore mode.
+	ReadOnly bool
+}
+
+// request is what the host hands the helper, as JSON in its argument.
+type request struct {
+	// Writable are absolute files and folders the command may change.
+	Writable []string `json:"writable"`
+	// Network lets the command use the network.
+	Network bool `json:"network"`
+	// Ack is the file descriptor the helper reports on: "ok ..." once
+	// the confinement holds, "error ..." when it cannot be applied.
+	Ack int `json:"ack"`
+}
+
+// Main makes this program the sandbox helper when it was started as
+// one: it confines the process, reports to the host and executes the
+// command, and never returns; when the confinement cannot be applied it
+// exits with status 126 without running anything. Started any other way
+// it returns at once. Call it first thing in main, before flags are
+// parsed or goroutines started.
+func Main() {
+	if len(os.Args) < 2 || os.Args[1] != helperArg {
+		return
+	}
+	os.Exit(runHelper(os.Args[2:]))
+}
+
+// helperArg is the hidden first argument that makes Main act as the
+// helper.
+const helperArg = "__wasmtools_sandbox_exec"
+
+// ackTimeout is how long the host waits for the helper to report.
+const ackTimeout = 30 * time.Second
+
+// devices are the character devices every shell writes to.
+var devices = [...]string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
+
+// Confinement is one command prepared to run confined. Call Started
+// after the command started and Close after it ended.
+type Confinement struct {
+	tmp      string
+	ackR     *os.File
+	ackW     *os.File
+	writable []string // where the command may write besides tmp, for messages
+	network  bool
+	readOnly bool
+}
+
+// Confine prepares cmd, built but not started, to run confined by p: it
+// makes cmd start the helper with cmd's program and arguments, creates
+// the command's private temporary directory and sets TMPDIR to it in
+// cmd.Env (os.Environ() when cmd.Env is nil). The helper runs the
+// program only once the confinement holds.
+//
+// It returns nil and no error when the command is to run unconfined: the
+// sandbox is nil or off, or the mode is auto and the kernel has no
+// Landlock (logged once). In required mode on such a kernel it returns
+// an error, and cmd must not be started.
+func (s *Sandbox) Confine(cmd *exec.Cmd, p Policy) (*Confinement, error) {
+	if s == nil || s.mode == ModeOff {
+		return nil, nil
+	}
+	if s.abi == 0 {
+		if s.mode == ModeRequired {
+			return nil, fmt.Errorf("the OS sandbox is required (sandbox mode required) and cannot confine commands here: %s. Nothing was run. Run on Linux 5.13 or later with Landlock enabled, or set the sandbox mode to auto or off", s.why)
+		}
+		s.warnOnce.Do(func() {
+			if s.log != nil {
+				s.log.Warn("commands run without the OS sandbox (sandbox mode auto): "+s.why, "abi", s.abi)
+			}
+		})
+		return nil, nil
+	}
+	if cmd.Process != nil {
+		return nil, errors.New("sandbox: Confine needs a command that has not started")
+	}
+	tmp, err := os.MkdirTemp("", "wasmtools-sandbox-")
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: create the command's temporary directory: %w; check that TMPDIR (or /tmp) is writable", err)
+	}
+	c := &Confinement{tmp: tmp, readOnly: p.ReadOnly, network: s.network && !p.ReadOnly}
+	req := request{Network: c.network, Writable: []string{tmp}}
+	if !p.ReadOnly {
+		for _, d := range append(slices.Clone(p.WorkingDirs), s.writable...) {
+			if filepath.IsAbs(d) && !slices.Contains(req.Writable, d) {
+				req.Writable = append(req.Writable, filepath.Clean(d))
+			}
+		}
+	}
+	c.writable = slices.Clone(req.Writable[1:])
+	req.Writable = append(req.Writable, devices[:]...)
+	c.ackR, c.ackW, err = os.Pipe()
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	req.Ack = 3 + len(cmd.ExtraFiles)
+	data, err := json.Marshal(req)
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = append(slices.Clip(env), "TMPDIR="+tmp)
+	cmd.ExtraFiles = append(cmd.ExtraFiles, c.ackW)
+	prog := cmd.Path
+	args := append([]string{s.helper, helperArg, string(data), prog}, cmd.Args[1:]...)
+	cmd.Path, cmd.Args = s.helper, args
+	if s.log != nil {
+		s.log.Debug("sandbox: confining", "command", prog, "writable", c.writable, "network", c.network)
+	}
+	return c, nil
+}
+
+// Started waits until the helper of a command that started reports
+// that its confinement holds. On an error the command never ran: the
+// helper failed, or is not a program that calls Main (the error says
+// which); kill the process and wait for it.
+func (c *Confinement) Started(ctx context.Context) error {
+	if c == nil {
+		return nil
+	}
+	c.ackW.Close() // the child holds its own copy
+	c.ackW = nil
+	_ = c.ackR.SetReadDeadline(time.Now().Add(ackTimeout))
+	stop := context.AfterFunc(ctx, func() { _ = c.ackR.SetReadDeadline(time.Now()) })
+	defer stop()
+	line, err := bufio.NewReader(c.ackR).ReadString('\n')
+	line = strings.TrimSpace(line)
+	switch {
+	case strings.HasPrefix(line, "ok"):
+		return nil
+	case strings.HasPrefix(line, "error "):
+		return fmt.Errorf("the OS sandbox could not be applied: %s. Nothing was run", strings.TrimPrefix(line, "error "))
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return fmt.Errorf("the sandbox helper did not report within %s that it confined itself. Nothing was run. The helper must be a program that calls sandbox.Main first thing in main (wasmtools does): set the helper to one", ackTimeout)
+	}
+	return fmt.Errorf("the sandbox helper ended without confining itself. Nothing was run. The helper must be a program that calls sandbox.Main first thing in main (wasmtools does): set the helper to one")
+}
+
+// Close removes the command's private temporary directory and releases
+// what Confine opened. Call it after the command ended (or failed to
+// start).
+func (c *Confinement) Close() {
+	if c == nil {
+		return
+	}
+	if c.ackW != nil {
+		c.ackW.Close()
+		c.ackW = nil
+	}
+	if c.ackR != nil {
+		c.ackR.Close()
+		c.ackR = nil
+	}
+	if c.tmp != "" {
+		os.RemoveAll(c.tmp)
+		c.tmp = ""
+	}
+}
+
+// TempDir returns the command's private temporary directory.
+func (c *Confinement) TempDir() string {
+	if c == nil {
+		return ""
+	}
+	return c.tmp
+}
+
+// Describe says in a sentence what the confined command may do, for the
+// messages a model reads.
+func (c *Confinement) Describe() string {
+	if c == nil {
+		return "The command ran without the OS sandbox."
+	}
+	var b strings.Builder
+	b.WriteString("The command ran in the OS sandbox: ")
+	switch {
+	case c.readOnly:
+		b.WriteString("read-only (explore mode), writable only in its temporary directory $TMPDIR")
+	case len(c.writable) == 0:
+		b.WriteString("writable only in its temporary directory $TMPDIR")
+	default:
+		b.WriteString("writable only in ")
+		b.WriteString(strings.Join(c.writable, ", "))
+		b.WriteString(" and its temporary directory $TMPDIR")
+	}
+	if c.network {
+		b.WriteString("; network on.")
+	} else {
+		b.WriteString("; network off.")
+	}
+	return b.String()
+}

@@ -1,0 +1,171 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// selfExecutable is this program, as the kernel knows it: a binary
+// replaced on disk while the host runs still starts the same code.
+func selfExecutable() string {
+	const self = "/proc/self/exe"
+	if _, err := os.Stat(self); err == nil {
+		return self
+	}
+	if exe, err := os.Executable(); err == nil {
+		return exe
+	}
+	return self
+}
+
+// landlockABI returns the kernel's Landlock ABI version, or 0 and why
+// there is none.
+func landlockABI() (int, string) {
+	v, err := llsyscall.LandlockGetABIVersion()
+	switch {
+	case err == nil && v > 0:
+		return v, ""
+	case errors.Is(err, unix.ENOSYS):
+		return 0, "this kernel has no Landlock (it needs Linux 5.13 or later built with CONFIG_SECURITY_LANDLOCK)"
+	case errors.Is(err, unix.EOPNOTSUPP):
+		return 0, "Landlock is disabled on this kernel (add landlock to the lsm= boot parameter)"
+	case err != nil:
+		return 0, fmt.Sprintf("the kernel's Landlock version cannot be read (%v)", err)
+	}
+	return 0, "this kernel reports no Landlock ABI version"
+}
+
+// networkMechanisms names what turns the network off at Landlock ABI
+// abi on this architecture.
+func networkMechanisms(abi int) []string {
+	out := []string{}
+	if haveSocketFilter {
+		out = append(out, "seccomp: no socket but unix and netlink, no io_uring")
+	}
+	if abi >= 4 {
+		out = append(out, "landlock: no TCP bind or connect")
+	}
+	if abi >= 6 {
+		out = append(out, "landlock: no abstract unix socket outside the sandbox")
+	}
+	if abi >= 9 {
+		out = append(out, "landlock: no pathname unix socket outside the sandbox")
+	}
+	if abi >= 10 {
+		out = append(out, "landlock: no UDP bind or send")
+	}
+	return out
+}
+
+// runHelper is the helper: args are the request and the command's
+// argv. It returns only when it could not run the command: 126 when the
+// confinement failed (nothing ran), 127 when the program could not be
+// executed.
+func runHelper(args []string) int {
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "wasmtools sandbox helper: no command to run (this argument is for the host's own use)")
+		return 126
+	}
+	var req request
+	if err := json.Unmarshal([]byte(args[0]), &req); err != nil {
+		fmt.Fprintf(os.Stderr, "wasmtools sandbox helper: bad request: %v\n", err)
+		return 126
+	}
+	if req.Ack < 3 {
+		fmt.Fprintln(os.Stderr, "wasmtools sandbox helper: bad request: no report descriptor")
+		return 126
+	}
+	ack := os.NewFile(uintptr(req.Ack), "sandbox-report")
+	// Never unlocked: the restrictions are this thread's, and the
+	// command is executed from it.
+	runtime.LockOSThread()
+	abi, err := confine(req)
+	if err != nil {
+		fmt.Fprintf(ack, "error %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+		return 126
+	}
+	if _, err := fmt.Fprintf(ack, "ok abi=%d network=%t\n", abi, req.Network); err != nil {
+		return 126
+	}
+	ack.Close()
+	err = syscall.Exec(args[1], args[1:], os.Environ())
+	fmt.Fprintf(os.Stderr, "wasmtools sandbox: cannot run %s: %v\n", args[1], err)
+	return 127
+}
+
+// confine restricts the calling thread (and so what it executes next)
+// to req: Landlock for the file system, TCP and abstract sockets; a
+// seccomp filter for the other socket families when the network is off.
+// It returns the Landlock ABI version used.
+func confine(req request) (int, error) {
+	abi, why := landlockABI()
+	if abi == 0 {
+		return 0, errors.New(why)
+	}
+	cfg := landlock.V11.BestEffort()
+	read := landlock.RODirs("/")
+	if req.Network {
+		cfg.HandledAccessNet = 0
+		cfg.Scoped = 0
+		read = read.WithResolveUnix()
+	} else {
+		cfg.Scoped = llsyscall.ScopeAbstractUnixSocket
+	}
+	rules := []landlock.Rule{read}
+	for _, p := range req.Writable {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue // nothing there to write to
+		}
+		if fi.IsDir() {
+			r := landlock.RWDirs(p)
+			if abi >= 2 {
+				// Moving files between writable folders (mv a/x b/).
+				r = r.WithRefer()
+			}
+			rules = append(rules, r)
+			continue
+		}
+		r := landlock.RWFiles(p)
+		if fi.Mode()&os.ModeCharDevice != 0 {
+			r = r.WithIoctlDev()
+		}
+		rules = append(rules, r)
+	}
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err != nil {
+		return 0, fmt.Errorf("landlock ruleset: %w", err)
+	}
+	if fd < 0 {
+		return 0, fmt.Errorf("landlock has nothing to enforce at ABI %d", abi)
+	}
+	defer unix.Close(fd)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return 0, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	}
+	if err := llsyscall.LandlockRestrictSelf(fd, flags); err != nil {
+		return 0, fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	if !req.Network {
+		switch {
+		case haveSocketFilter:
+			if err := denySockets(); err != nil {
+				return 0, fmt.Errorf("seccomp socket filter: %w", err)
+			}
+		case abi < 4:
+			return 0, fmt.Errorf("the network cannot be turned off here: Landlock ABI %d has no TCP rules and there is no socket filter for %s", abi, runtime.GOARCH)
+		}
+	}
+	return abi, nil
+}
