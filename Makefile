@@ -31,6 +31,7 @@ fuzz: ## Run each fuzz target for FUZZTIME (default 20s).
 	$(GO) test -run '^$$' -fuzz '^FuzzAnalyze$$' -fuzztime $(FUZZTIME) ./permission/bash
 	$(GO) test -run '^$$' -fuzz '^FuzzResolve$$' -fuzztime $(FUZZTIME) ./permission/pathpolicy
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./skills
+	$(GO) test -run '^$$' -fuzz '^FuzzCheckFrame$$' -fuzztime $(FUZZTIME) ./toolkit/mcp
 
 # Plugins: each plugins/NAME holding Go files is built with Go as a WASI
 # reactor, each plugins/NAME holding a package.json with npm (its "build"

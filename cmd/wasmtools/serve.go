@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -117,7 +118,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	defer srv.Shutdown(5 * time.Second)
 
 	if *httpAddr == "" {
-		err := srv.SDK().Run(ctx, &sdk.StdioTransport{})
+		// One malformed line is answered with a JSON-RPC error, never the
+		// end of the server.
+		err := srv.SDK().Run(ctx, &mcp.GuardedIOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}, Logger: e.log})
 		if err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
 			return err
 		}
@@ -163,6 +166,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return hs.Shutdown(shutdown)
 	}
 }
+
+// nopWriteCloser is an io.WriteCloser whose Close does nothing.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 // stringList is a repeatable string flag.
 type stringList []string
