@@ -16,6 +16,9 @@
 //     and DONT_ASK, ALLOW in BYPASS.
 //
 // BYPASS skips the tool's asks, including safety asks, but never a deny or an
-// ask rule. Rules are written as text, "Tool" or "Tool(content)", and parsed
+// ask rule. A call that asks to run with less protection than usual (an
+// [Escalator], such as a command outside the OS sandbox) then asks the user
+// in every mode, bypass included, unless the steps denied it; DONT_ASK and
+// EXPLORE deny it. Rules are written as text, "Tool" or "Tool(content)", and parsed
 // by [ParseRule]; what a rule's content means is up to the tool.
 package permission

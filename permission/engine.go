@@ -115,9 +115,53 @@ func (c *Context) ProtectedRules() []Rule {
 	return out
 }
 
+// Escalator is implemented by subjects whose calls can ask to run with
+// less protection than usual: a shell command outside the OS sandbox.
+type Escalator interface {
+	// Escalation returns what the call would run without its usual
+	// protection, as a question for the user, or "" when it asks for
+	// nothing of the kind.
+	Escalation(input map[string]any, pc *Context) string
+}
+
 // Evaluate decides whether the call may run. It never returns Passthrough.
 // See the package documentation for the order of the steps.
+//
+// A call that asks for an escalation (see [Escalator]) is never allowed
+// without the user: what the steps decide becomes a bypass-immune ASK
+// carrying the escalation's question, in every mode, bypass included; a
+// DENY stays a DENY, and the modes that never ask (dont_ask) or allow
+// nothing that changes anything (explore) deny it.
 func Evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context) Decision {
+	d := evaluate(ctx, s, input, pc)
+	e, ok := s.(Escalator)
+	if !ok || d.Behavior == Deny {
+		return d
+	}
+	why := e.Escalation(input, pc)
+	if why == "" {
+		return d
+	}
+	name := s.Name()
+	switch pc.Mode {
+	case ModeDontAsk:
+		return Decision{Behavior: Deny, Message: deniedNoAsk(name, why), Reason: "escalation in mode dont_ask"}
+	case ModeExplore:
+		return Decision{
+			Behavior: Deny,
+			Message:  fmt.Sprintf("%s was not run: it asks to run with less protection than usual, and the permission mode explore allows only calls that change nothing. %s", name, why),
+			Reason:   "escalation in mode explore",
+		}
+	}
+	msg := why
+	if d.Behavior == Ask && d.Message != "" {
+		msg += "\nAlso: " + d.Message
+	}
+	return Decision{Behavior: Ask, Message: msg, Reason: "escalation (" + name + " asks to run with less protection)", Suggestions: []Rule{}, BypassImmune: true}
+}
+
+// evaluate takes the steps of the package documentation.
+func evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context) Decision {
 	name := s.Name()
 	mode := pc.Mode
 	if mode == "" {

@@ -358,6 +358,13 @@ func (c *Confinement) TempDir() string {
 	return c.tmp
 }
 
+// ReadOnly reports whether the command may write nothing but its
+// temporary directory.
+func (c *Confinement) ReadOnly() bool { return c != nil && c.readOnly }
+
+// Network reports whether the command may use the network.
+func (c *Confinement) Network() bool { return c == nil || c.network }
+
 // Describe says in a sentence what the confined command may do, for the
 // messages a model reads.
 func (c *Confinement) Describe() string {

@@ -3,6 +3,7 @@ package toolkit
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/wasmtools/wasmtools/permission"
 )
@@ -66,7 +67,7 @@ type Spec struct {
 // for concurrent use: one tool serves every session.
 //
 // A Tool may also implement [ReadOnlyChecker], [RuleMatcher], [Suggester],
-// [RulesCoverer] and [ForeignRuleMatcher]; where it does not, the toolkit
+// [RulesCoverer], [ForeignRuleMatcher] and [Escalator]; where it does not, the toolkit
 // uses the defaults documented on each. Every tool except an External one
 // implements [Caller].
 type Tool interface {
@@ -136,6 +137,14 @@ type ForeignRuleMatcher interface {
 	MatchForeignRule(rule permission.Rule, input Input, pc *permission.Context) permission.Match
 }
 
+// Escalator lets a call ask to run with less protection than usual (a
+// shell command outside the OS sandbox): a non-empty answer is the
+// question the user must approve, in every permission mode, bypass
+// included (see permission.Escalator). Default: never.
+type Escalator interface {
+	Escalation(input Input, pc *permission.Context) string
+}
+
 // InputValidator checks what a JSON Schema cannot express (unique labels,
 // a range whose start precedes its end). It runs in gate 2, after the
 // schema: an error is a mistake the model can fix, and the call ends with
@@ -178,6 +187,21 @@ func (s subject) CheckPermissions(ctx context.Context, input map[string]any, pc 
 		}
 	}()
 	return s.tool.CheckPermissions(ctx, input, pc)
+}
+
+// Escalation implements permission.Escalator. A panic asks: a check
+// that fails never lets the call run unasked.
+func (s subject) Escalation(input map[string]any, pc *permission.Context) (why string) {
+	e, ok := s.tool.(Escalator)
+	if !ok {
+		return ""
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			why = fmt.Sprintf("The check of what %s would run with less protection failed (%v); approve only if you trust this call.", s.spec.Name, p)
+		}
+	}()
+	return e.Escalation(input, pc)
 }
 
 func (s subject) MatchRule(r permission.Rule, input map[string]any, pc *permission.Context) (m permission.Match) {

@@ -44,6 +44,10 @@ type ExecRequest struct {
 	// Timeout ends the command (and every process it started); 0 means
 	// none beyond the context.
 	Timeout time.Duration
+	// Unsandboxed runs the command outside the OS sandbox of a backend
+	// that has one. Set it only for a call the user approved as such
+	// (the Bash tool's "sandbox": "off").
+	Unsandboxed bool
 }
 
 // ExecResult is how a command ended.

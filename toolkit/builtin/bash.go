@@ -61,7 +61,8 @@ var bashSchema = json.RawMessage(`{
   "properties": {
     "command": {"type": "string", "description": "The shell command to run (bash syntax)."},
     "timeout": {"type": "integer", "minimum": 1, "maximum": 600000, "description": "Timeout in milliseconds (default 120000, at most 600000). The whole process group is killed when it expires."},
-    "description": {"type": "string", "description": "A few words saying what the command does, shown to the user."}
+    "description": {"type": "string", "description": "A few words saying what the command does, shown to the user."},
+    "sandbox": {"type": "string", "enum": ["on", "off"], "description": "Leave out (\"on\"). Set \"off\" only to re-run a command the OS sandbox refused (the result says so) and that must write outside the working directories or use the network: the user is asked to approve running it unconfined."}
   },
   "required": ["command"],
   "additionalProperties": false
@@ -140,6 +141,12 @@ func (b *Bash) CheckPermissions(_ context.Context, in toolkit.Input, pc *permiss
 		return permission.AllowDecision("edits inside the working directories"), nil
 	}
 	return permission.PassthroughDecision(), nil
+}
+
+// Escalation implements toolkit.Escalator: "sandbox": "off" asks the
+// user, in every mode, to run the command outside the OS sandbox.
+func (b *Bash) Escalation(in toolkit.Input, _ *permission.Context) string {
+	return sandboxEscalation(b.backend, in)
 }
 
 // MatchRule implements toolkit.RuleMatcher for deny and ask rules: the rule
@@ -296,7 +303,8 @@ func (b *Bash) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 		if rt := toolkit.RuntimeFrom(ctx); rt != nil {
 			pc = rt.Permission
 		}
-		req := ExecRequest{Command: in.String("command"), Dir: b.cwd(pc), Timeout: timeout, Env: gitSafetyEnv()}
+		req := ExecRequest{Command: in.String("command"), Dir: b.cwd(pc), Timeout: timeout, Env: gitSafetyEnv(),
+			Unsandboxed: in.String("sandbox") == "off"}
 
 		streamCommand(ctx, yield, MaxBashOutput, timeout, "the command and its children were killed",
 			func(ctx context.Context, output func([]byte)) (ExecResult, error) {

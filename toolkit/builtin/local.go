@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/wasmtools/wasmtools/sandbox"
 )
 
 // LocalBackend runs commands and touches files on this machine.
@@ -16,6 +18,14 @@ type LocalBackend struct {
 	// Shell is the shell that runs commands; empty means bash, or sh
 	// where bash is missing.
 	Shell string
+	// Sandbox confines every command Exec starts (see package sandbox):
+	// writable only in the working directories of the call's permission
+	// context (none in the explore mode) and a private TMPDIR, network
+	// as configured (off in explore). A call without a toolkit Runtime in
+	// its context gets only the sandbox's own writable paths. nil runs
+	// commands unconfined. The program must call sandbox.Main first
+	// thing in main, or set the sandbox's helper.
+	Sandbox *sandbox.Sandbox
 }
 
 var _ Backend = (*LocalBackend)(nil)
@@ -45,20 +55,53 @@ func (b *LocalBackend) Exec(ctx context.Context, req ExecRequest, output func(St
 	cmd.Dir = req.Dir
 	cmd.Env = append(os.Environ(), req.Env...)
 	cmd.Stdin = nil // /dev/null
-	setProcessGroup(cmd)
+	var conf *sandbox.Confinement
+	if !req.Unsandboxed {
+		var err error
+		if conf, err = b.Sandbox.Confine(cmd, sandboxPolicy(ctx)); err != nil {
+			return ExecResult{}, err
+		}
+		defer conf.Close()
+	}
+	// A confined command gets a session of its own: no controlling
+	// terminal to read from or write to.
+	if conf != nil {
+		setSession(cmd)
+	} else {
+		setProcessGroup(cmd)
+	}
 	// Output pipes stay open while background children hold them: wait
 	// that long for them after the shell exits, then close them.
 	cmd.WaitDelay = 2 * time.Second
 
 	var mu sync.Mutex
-	cmd.Stdout = &streamWriter{stream: Stdout, mu: &mu, output: output}
-	cmd.Stderr = &streamWriter{stream: Stderr, mu: &mu, output: output}
+	var refused *refusalScanner
+	if conf != nil {
+		refused = &refusalScanner{}
+	}
+	cmd.Stdout = &streamWriter{stream: Stdout, mu: &mu, output: output, scan: refused}
+	cmd.Stderr = &streamWriter{stream: Stderr, mu: &mu, output: output, scan: refused}
 	if err := cmd.Start(); err != nil {
 		return ExecResult{}, fmt.Errorf("start %s: %w", b.shell(), err)
+	}
+	if err := conf.Started(runCtx); err != nil {
+		if cmd.Cancel != nil {
+			_ = cmd.Cancel()
+		}
+		_ = cmd.Wait()
+		if ctx.Err() != nil {
+			return ExecResult{}, ctx.Err()
+		}
+		return ExecResult{}, err
 	}
 	waitErr := cmd.Wait()
 
 	res := ExecResult{ExitCode: cmd.ProcessState.ExitCode(), Duration: time.Since(start)}
+	if line := refused.first(); line != "" && output != nil {
+		mu.Lock()
+		output(Stderr, []byte(refusalNote(conf, line)))
+		mu.Unlock()
+	}
 	if req.Timeout > 0 && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 		res.TimedOut = true
 		return res, nil
@@ -79,13 +122,15 @@ type streamWriter struct {
 	stream Stream
 	mu     *sync.Mutex
 	output func(Stream, []byte)
+	scan   *refusalScanner // watches the output of a confined command
 }
 
 func (w *streamWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.scan.write(w.stream, p)
 	if w.output != nil {
-		w.mu.Lock()
 		w.output(w.stream, append([]byte(nil), p...))
-		w.mu.Unlock()
 	}
 	return len(p), nil
 }

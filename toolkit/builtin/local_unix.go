@@ -10,8 +10,14 @@ import (
 
 // setProcessGroup starts the command in a new process group and makes
 // cancellation kill the whole group.
-func setProcessGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+func setProcessGroup(cmd *exec.Cmd) { setGroup(cmd, false) }
+
+// setSession starts the command in a new session, which has no
+// controlling terminal, and makes cancellation kill its process group.
+func setSession(cmd *exec.Cmd) { setGroup(cmd, true) }
+
+func setGroup(cmd *exec.Cmd, session bool) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !session, Setsid: session}
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {
 			return nil
