@@ -51,7 +51,7 @@ type mcpResult struct {
 func (p *Plugin) loadServlet(ctx context.Context) error {
 	out, err := p.callExport(ctx, "describe", nil, nil, false)
 	if err != nil {
-		return fmt.Errorf("plugin %s (servlet): describe failed: %w", p.Name, err)
+		return p.loadError("describe", err)
 	}
 	var d servletDescription
 	if err := json.Unmarshal(out, &d); err != nil {

@@ -96,11 +96,15 @@ type Folder struct {
 	opts FolderOptions
 	log  *slog.Logger
 
-	mu      sync.Mutex               // serialises Sync
-	loaded  map[string]*folderModule // by module path
-	groups  map[string]bool          // groups this folder created
-	failed  map[string]string        // path -> error, reported once
-	retired sync.WaitGroup           // old versions closing
+	mu     sync.Mutex               // serialises Sync
+	loaded map[string]*folderModule // by module path
+	groups map[string]bool          // groups this folder created
+	failed map[string]string        // path -> error, reported once
+	// hung are modules whose load ran out of time, by path: they are not
+	// loaded again (each try would hold a Sync for their timeout) until
+	// the module or its sidecar changes.
+	hung    map[string]hungModule
+	retired sync.WaitGroup // old versions closing
 }
 
 // folderModule is a module file currently serving.
@@ -110,6 +114,12 @@ type folderModule struct {
 	digest string // of the module and its sidecar
 	stamp  string // their sizes, times and inodes, to skip hashing unchanged files
 	tools  []string
+}
+
+// hungModule is a module version that ran out of time while loading.
+type hungModule struct {
+	digest string // of the module and its sidecar
+	err    error
 }
 
 // groupFile is the YAML of group.yaml.
@@ -133,6 +143,7 @@ func (h *Host) OpenFolder(ctx context.Context, tk *toolkit.Toolkit, dir string, 
 	f := &Folder{
 		h: h, tk: tk, dir: abs, opts: opts, log: h.log.With("plugin_folder", abs),
 		loaded: map[string]*folderModule{}, groups: map[string]bool{}, failed: map[string]string{},
+		hung: map[string]hungModule{},
 	}
 	f.Sync(ctx)
 	return f, nil
@@ -291,6 +302,7 @@ func (f *Folder) Sync(ctx context.Context) {
 	}
 	var cands []*candidate
 	var toLoad []string
+	nextHung := map[string]hungModule{}
 	for _, w := range wanted {
 		if w.group != f.opts.Group {
 			if _, ok := groups[w.group]; !ok {
@@ -303,6 +315,10 @@ func (f *Folder) Sync(ctx context.Context) {
 			c.digest = c.old.digest // not touched since it was hashed
 		} else {
 			c.digest, c.err = fileDigest(w.path)
+		}
+		if hung, ok := f.hung[w.path]; ok && c.err == nil && hung.digest == c.digest {
+			c.err = hung.err
+			nextHung[w.path] = hung
 		}
 		if c.err == nil && (c.old == nil || c.old.digest != c.digest || c.old.group != w.group) {
 			toLoad = append(toLoad, w.path)
@@ -359,6 +375,10 @@ func (f *Folder) Sync(ctx context.Context) {
 			continue
 		case changed:
 			c.plugin, c.err = plugins[i], loadErrs[i]
+			if c.err != nil && errors.Is(c.err, context.DeadlineExceeded) && ctx.Err() == nil {
+				c.err = fmt.Errorf("%w (not tried again until the file or its sidecar changes)", c.err)
+				nextHung[c.path] = hungModule{digest: c.digest, err: c.err}
+			}
 		}
 		if c.err == nil && len(c.plugin.Tools()) == 0 {
 			c.err = errors.New("the module offers no tools")
@@ -453,6 +473,7 @@ func (f *Folder) Sync(ctx context.Context) {
 		}
 	}
 	f.loaded = next
+	f.hung = nextHung
 }
 
 func boolInt(b bool) int {

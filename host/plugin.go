@@ -251,7 +251,9 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg Config) (*Plugin, erro
 	case KindServlet:
 		err = p.loadServlet(ctx)
 	case KindManifest:
-		err = p.loadManifest(cfg.Manifest)
+		if err = p.loadManifest(cfg.Manifest); err == nil {
+			err = p.warm(ctx)
+		}
 	default:
 		err = fmt.Errorf("plugin %s: it exports neither the wasmtools ABI (%s) nor the servlet ABI (describe, call); its exports are %s. A plain Extism module needs a manifest naming its exports as tools (see abi/README.md, section 8)",
 			name, strings.Join(abi.RequiredExports, ", "), exportList(p.exports))
@@ -262,6 +264,18 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg Config) (*Plugin, erro
 	}
 	ok = true
 	return p, nil
+}
+
+// warm starts one instance and keeps it, so that a module that cannot
+// start (its start section loops, traps or exits) fails its load rather
+// than every call.
+func (p *Plugin) warm(ctx context.Context) error {
+	inst, err := p.pool.get(ctx)
+	if err != nil {
+		return err
+	}
+	p.pool.put(inst, true)
+	return nil
 }
 
 func kindOf(exports map[string]bool, manifest bool) Kind {
@@ -343,7 +357,7 @@ func (p *Plugin) loadWasmtools(ctx context.Context) error {
 		if p.exports["_start"] && !p.exports["_initialize"] {
 			return fmt.Errorf("plugin %s: schema failed (%v); the module is a WASI command (it exports _start): build it as a reactor (Go: -buildmode=c-shared; Rust: crate-type cdylib)", p.Name, err)
 		}
-		return fmt.Errorf("plugin %s: schema failed: %w", p.Name, err)
+		return p.loadError(abi.ExportSchema, err)
 	}
 	var s abi.SchemaResponse
 	if err := json.Unmarshal(out, &s); err != nil {
@@ -373,6 +387,16 @@ func (p *Plugin) loadWasmtools(ctx context.Context) error {
 	}
 	p.Schema = s
 	return nil
+}
+
+// loadError describes a failed export call while loading: one that ran
+// out of time says which timeout and what to do.
+func (p *Plugin) loadError(export string, err error) error {
+	var pe *PluginError
+	if errors.As(err, &pe) && pe.Export == export && errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("plugin %s: %s did not answer within the plugin's timeout of %s; it must answer at once: fix the export, or raise timeout_ms in its grants if it needs longer: %w", p.Name, export, p.timeout, err)
+	}
+	return fmt.Errorf("plugin %s: %s failed: %w", p.Name, export, err)
 }
 
 func isABIExport(name string) bool {
@@ -476,11 +500,17 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	inst := &instance{kernel: newKernel(), fns: map[string]api.Function{}, grants: grants}
 	inst.env = callEnv{plugin: p, http: &httpState{}}
 	inst.kernel.call = &inst.env
+	// Starting an instance runs guest code (the start section, then
+	// _initialize) that may never return: it gets the plugin's timeout
+	// of its own (the runtime closes the module when the context ends),
+	// separate from the call's that follows.
+	ctx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
 	kctx := withKernel(ctx, inst.kernel)
 	mod, err := p.rt.InstantiateModule(kctx, p.compiled, cfg)
 	if err != nil {
 		closeGrants(grants)
-		return nil, fmt.Errorf("plugin %s: instantiate: %w", p.Name, describeExit(err))
+		return nil, fmt.Errorf("plugin %s: instantiate: %w", p.Name, p.startError(ctx, "its start function", err))
 	}
 	inst.mod = mod
 	for _, init := range []string{"_initialize", "hs_init"} {
@@ -491,7 +521,7 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 		args := make([]uint64, len(fn.Definition().ParamTypes()))
 		if _, err := fn.Call(kctx, args...); err != nil {
 			inst.close()
-			return nil, fmt.Errorf("plugin %s: %s failed: %w", p.Name, init, describeExit(err))
+			return nil, fmt.Errorf("plugin %s: %s failed: %w", p.Name, init, p.startError(ctx, init, err))
 		}
 	}
 	for name := range p.exports {
@@ -672,10 +702,18 @@ func firstLine(s string) string {
 	return s
 }
 
-// describeExit turns an exit during instantiation into words.
-func describeExit(err error) error {
+// startError turns a failure while an instance starts (phase: its start
+// function, _initialize) into words that say what to do.
+func (p *Plugin) startError(ctx context.Context, phase string, err error) error {
 	var exit *sys.ExitError
-	if errors.As(err, &exit) {
+	switch {
+	case errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeDeadlineExceeded,
+		errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("%s did not return within the plugin's timeout of %s: the module loops or works too long while starting; fix its start-up code, or raise timeout_ms in its grants if it needs longer: %w", phase, p.timeout, context.DeadlineExceeded)
+	case errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeContextCanceled,
+		errors.Is(ctx.Err(), context.Canceled):
+		return fmt.Errorf("cancelled while %s ran: %w", phase, context.Canceled)
+	case errors.As(err, &exit):
 		return fmt.Errorf("the module exited with code %d while starting: a WASI command runs once and exits; build a reactor (Go: -buildmode=c-shared)", exit.ExitCode())
 	}
 	return err
