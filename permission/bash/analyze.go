@@ -174,6 +174,7 @@ func harmlessOutput(target string) bool {
 func (a *Analyzer) sensitive(s *Script, env Env, r *Report) {
 	for _, c := range s.Commands {
 		ro := readOnly(c)
+		dir, dirKnown := a.dirOf(env, c)
 		for _, w := range pathCandidates(c) {
 			if ro && unknownPath(w) {
 				// /home/$USER/.ssh/id_rsa, ~root/.ssh, ~+/.env: a path known
@@ -181,7 +182,11 @@ func (a *Analyzer) sensitive(s *Script, env Env, r *Report) {
 				r.SensitiveReads = append(r.SensitiveReads, fmt.Sprintf("%s reads %s, a path known only when it runs", c.Name, w.Value))
 				continue
 			}
-			p, ok := a.sensitiveWord(w, env, c.AfterCd)
+			if ro && !dirKnown && relativeWord(w) {
+				r.SensitiveReads = append(r.SensitiveReads, fmt.Sprintf("%s reads %s in a folder known only when it runs", c.Name, w.Value))
+				continue
+			}
+			p, ok := a.sensitiveWordIn(w, dir)
 			if !ok {
 				continue
 			}
@@ -201,6 +206,12 @@ func (a *Analyzer) sensitive(s *Script, env Env, r *Report) {
 		}
 	}
 	for _, rd := range s.Redirects {
+		if rd.Input() && anyAfterCd(s) && relativeWord(rd.Target) {
+			// Which command the redirect belongs to, and so its folder,
+			// is not tracked: after a cd, a relative input is unknown.
+			r.SensitiveReads = append(r.SensitiveReads, fmt.Sprintf("a redirect reads %s in a folder known only when it runs", rd.Target.Value))
+			continue
+		}
 		p, ok := a.sensitiveWord(rd.Target, env, anyAfterCd(s))
 		if !ok {
 			continue
@@ -254,8 +265,8 @@ func (a *Analyzer) wordPath(w Word) (string, bool) {
 	return v, true
 }
 
-// commandDir is the directory a command's relative paths start from: the
-// script's, unless a cd ran before it.
+// commandDir is the directory a command's relative paths start from
+// when no cd ran before it: the script's; "" after a cd (unknown).
 func commandDir(env Env, afterCd bool) string {
 	if afterCd {
 		return ""
@@ -263,10 +274,55 @@ func commandDir(env Env, afterCd bool) string {
 	return env.Cwd
 }
 
+// dirOf is the directory a command runs in: the script's, followed
+// through the cd commands before it (as bash's cd does, logically: ".."
+// undoes the folder named before it, then the kernel resolves links).
+// ok is false when a cd's target is known only at run time.
+func (a *Analyzer) dirOf(env Env, c *Command) (string, bool) {
+	if !c.AfterCd {
+		return env.Cwd, env.Cwd != ""
+	}
+	if c.CdLost || env.Cwd == "" {
+		return "", false
+	}
+	dir := env.Cwd
+	for _, w := range c.Cds {
+		v := a.home
+		if w.Raw != "" || w.Value != "" {
+			var known bool
+			if v, known = a.wordPath(w); !known || w.Glob {
+				return "", false
+			}
+		}
+		abs := pathpolicy.Abs(v, dir)
+		if abs == "" {
+			return "", false
+		}
+		real, ok := a.paths.Resolve(filepath.Clean(abs), dir)
+		if !ok {
+			return "", false
+		}
+		dir = real
+	}
+	return dir, true
+}
+
 // sensitiveWord checks a word by spelling, as a glob, and by the path it
 // resolves to. A relative word after a cd is judged by spelling only, as
 // its directory is unknown.
 func (a *Analyzer) sensitiveWord(w Word, env Env, afterCd bool) (string, bool) {
+	return a.sensitiveWordIn(w, commandDir(env, afterCd))
+}
+
+// relativeWord reports a word naming a relative path (not absolute, not
+// from the home directory).
+func relativeWord(w Word) bool {
+	return !strings.HasPrefix(w.Value, "/") && !w.Tilde && !strings.HasPrefix(w.Value, "$HOME")
+}
+
+// sensitiveWordIn is sensitiveWord for a command running in cwd ("" when
+// unknown).
+func (a *Analyzer) sensitiveWordIn(w Word, cwd string) (string, bool) {
 	v, known := a.wordPath(w)
 	if !known {
 		return "", false
@@ -274,7 +330,6 @@ func (a *Analyzer) sensitiveWord(w Word, env Env, afterCd bool) (string, bool) {
 	if _, ok := a.paths.Sensitive(v); ok {
 		return w.Value, true
 	}
-	cwd := commandDir(env, afterCd)
 	if w.Glob {
 		if p, ok := a.paths.GlobMaySensitive(v, cwd); ok {
 			return p, true
@@ -303,7 +358,7 @@ func (a *Analyzer) recursiveSensitive(c *Command, env Env) []string {
 	var out []string
 	for _, w := range roots {
 		v, known := a.wordPath(w)
-		cwd := commandDir(env, c.AfterCd)
+		cwd, _ := a.dirOf(env, c)
 		if !known || w.Glob || pathpolicy.Abs(v, cwd) == "" {
 			out = append(out, w.Value+" (a tree known only when it runs)")
 			continue
@@ -422,7 +477,7 @@ func (a *Analyzer) gitPathspecSensitive(c *Command, env Env) []string {
 		return nil
 	}
 	var out []string
-	cwd := commandDir(env, c.AfterCd)
+	cwd, _ := a.dirOf(env, c)
 	for _, w := range c.Args[len(c.Args)-len(rest):] {
 		v := w.Value
 		if v == "--" || strings.HasPrefix(v, "-") {

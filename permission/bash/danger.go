@@ -554,6 +554,35 @@ func optionLikeName(p string) bool {
 	return strings.HasPrefix(filepath.Base(p), "-")
 }
 
+// MakesLinks reports a script with a command that can create or move
+// symbolic links (ln, cp -P/-R/-a, mv of a link or folder, archive
+// extraction, git checkout or clone of a tree that holds links): paths
+// that later commands of the script write were resolved before the
+// links existed.
+func (a *Analyzer) MakesLinks(s *Script, env Env) bool {
+	for _, c := range s.Commands {
+		switch c.Name {
+		case "ln", "link", "unzip", "bsdtar", "cpio", "rsync", "7z", "pax":
+			return true
+		case "tar":
+			fs := flagsOf("tar", c.Values())
+			if fs.short['x'] || fs.long["extract"] || fs.long["get"] || len(c.Args) > 0 && !strings.HasPrefix(c.Args[0].Value, "-") && strings.Contains(c.Args[0].Value, "x") {
+				return true
+			}
+		case "git":
+			switch sub, _, _ := gitSubcommand(c.Values()); sub {
+			case "checkout", "switch", "restore", "reset", "clone", "merge", "pull", "rebase", "stash", "cherry-pick", "revert", "am", "apply", "worktree":
+				return true
+			}
+		case "cp", "mv":
+			if a.mayMakeLinks(c, env) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // mayMakeLinks reports an edit command that can create or move symbolic
 // links: cp copying links as links (-P, -d, -a, -R, -r, -s, -l), mv of
 // a link, a folder (which may hold relative links) or a path that does
@@ -621,7 +650,7 @@ func (a *Analyzer) targetInside(w Word, env Env, afterCd bool) bool {
 	if !ok || !a.paths.ResolvedInside(p, env.WorkingDirs) {
 		return false
 	}
-	matches, err := filepath.Glob(filepath.Join(p, last))
+	matches, err := filepath.Glob(filepath.Join(p, pathpolicy.BashGlob(last)))
 	if err != nil {
 		return false
 	}

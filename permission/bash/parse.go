@@ -58,8 +58,15 @@ type Command struct {
 	// (commands run by xargs).
 	MoreArgs bool
 	// AfterCd reports that a cd to another directory ran before this
-	// command, so relative paths are relative to an unknown directory.
+	// command, so relative paths are relative to another directory: the
+	// one Cds lead to from the script's, unless CdLost.
 	AfterCd bool
+	// Cds are the arguments of the cd (and pushd) commands that ran before
+	// this one, in order; an empty Word stands for a cd with no argument
+	// (the home directory). CdLost reports a change of directory that
+	// cannot be followed statically (cd -, popd, cd with options).
+	Cds    []Word
+	CdLost bool
 	// Pipeline numbers the pipeline the command is part of (0: none) and
 	// Stage its position in it.
 	Pipeline, Stage int
@@ -149,6 +156,8 @@ type parser struct {
 	script   *Script
 	pipeline int
 	afterCd  bool
+	cds      []Word // arguments of the cd/pushd commands so far, in order
+	cdLost   bool   // a cd whose target is not a plain argument (cd -, popd, options)
 }
 
 func (p *parser) unsafe(format string, args ...any) {
@@ -527,13 +536,24 @@ func (w *walker) commentStartsWord(n *sitter.Node) bool {
 // add records a command.
 func (w *walker) add(cmd *Command) {
 	cmd.AfterCd = cmd.AfterCd || w.p.afterCd
+	cmd.Cds = w.p.cds
+	cmd.CdLost = cmd.CdLost || w.p.cdLost
 	if cmd.Via == "" {
 		cmd.Via = w.via
 	}
 	w.p.script.Commands = append(w.p.script.Commands, cmd)
 	if cmd.Name == "cd" || cmd.Name == "pushd" || cmd.Name == "popd" {
-		if !(len(cmd.Args) == 1 && cmd.Args[0].Value == ".") {
-			w.p.afterCd = true
+		if len(cmd.Args) == 1 && cmd.Args[0].Value == "." {
+			return
+		}
+		w.p.afterCd = true
+		switch {
+		case cmd.Name == "popd" || len(cmd.Args) > 1 || len(cmd.Args) == 1 && strings.HasPrefix(cmd.Args[0].Value, "-"):
+			w.p.cdLost = true
+		case len(cmd.Args) == 0:
+			w.p.cds = append(append([]Word(nil), w.p.cds...), Word{})
+		default:
+			w.p.cds = append(append([]Word(nil), w.p.cds...), cmd.Args[0])
 		}
 	}
 }
@@ -564,7 +584,12 @@ func (w *walker) resolve(cmd *Command, words []Word, wrappers []string) {
 			return
 		}
 		if !script.Literal() {
+			// Not analysable, but the commands its text names are
+			// collected, for the rules: sh -c "rm $f" runs rm.
 			w.p.unsafe("a %s -c string built at run time", cmd.Name)
+			sub := &parser{script: &Script{}}
+			sub.parse(script.Value, w.depth+1, cmd.Name+" -c")
+			w.p.script.Commands = append(w.p.script.Commands, sub.script.Commands...)
 			return
 		}
 		w.p.parse(script.Value, w.depth+1, cmd.Name+" -c")

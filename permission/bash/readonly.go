@@ -316,14 +316,23 @@ func gitReadOnlyArgs(args []string) bool {
 	case "config":
 		// Reading needs --get*/--list, or get/list as the first operand
 		// (git config NAME VALUE list writes: list is a value pattern).
+		// Listing everything, or a key that may hold a credential (a token
+		// in a URL, an extra header, a helper), prints secrets kept in
+		// ~/.gitconfig and .git/config: not read-only.
 		read, firstOperand := false, true
 		for _, a := range rest {
 			if !strings.HasPrefix(a, "-") {
 				if firstOperand && (a == "get" || a == "list") {
 					read = true
 				}
+				if firstOperand && a == "list" || credentialKey(a) {
+					return false
+				}
 				firstOperand = false
 				continue
+			}
+			if a == "--list" || a == "-l" || strings.HasPrefix(a, "--get-regexp") || strings.HasPrefix(a, "--get-urlmatch") {
+				return false
 			}
 			switch {
 			case a == "--get" || a == "--get-all" || a == "--get-regexp" || a == "--list" || a == "-l" || a == "--get-urlmatch" || a == "--get-color" || a == "--get-colorbool":
@@ -335,6 +344,18 @@ func gitReadOnlyArgs(args []string) bool {
 		return read
 	}
 	return true
+}
+
+// credentialKey reports a git configuration key (or a pattern of keys)
+// that may hold a secret.
+func credentialKey(k string) bool {
+	k = strings.ToLower(k)
+	for _, s := range []string{"url.", "credential", "extraheader", "token", "password", "secret", "auth", "http.", "remote.", "insteadof", "signingkey", "sendemail.smtppass"} {
+		if strings.Contains(k, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // listingOnly accepts the listing forms of git branch and git tag: known
@@ -395,6 +416,23 @@ func namesHost(name string, args []string) bool {
 	for _, a := range args {
 		if strings.Contains(a, "://") {
 			return true
+		}
+	}
+	if name == "gh" {
+		// gh takes [HOST/]OWNER/REPO: a host of the caller's choosing
+		// receives the request (and the user's enterprise token).
+		for i, a := range args {
+			v := a
+			if (a == "-R" || a == "--repo") && i+1 < len(args) {
+				v = args[i+1]
+			} else if r, ok := strings.CutPrefix(a, "--repo="); ok {
+				v = r
+			} else if strings.HasPrefix(a, "-") {
+				continue
+			}
+			if strings.Count(v, "/") >= 2 {
+				return true
+			}
 		}
 	}
 	return hasLong(args, "--index-url", "--extra-index-url", "--find-links", "--trusted-host", "--proxy", "--registry", "--host", "--hostname", "--server")

@@ -315,12 +315,16 @@ func MatchAny(s *Script, content string) Match {
 }
 
 // runsWhatItWrites reports a script that writes files and runs a program
-// by a path outside the system folders: cp /bin/rm ./r; ./r -f x runs rm
-// under another name.
+// by a path outside the system folders (cp /bin/rm ./r; ./r -f x runs rm
+// under another name), or an interpreter on a script file (printf 'rm x'
+// > s.sh && bash s.sh).
 func runsWhatItWrites(s *Script) bool {
 	local := false
 	for _, c := range s.Commands {
 		if c.PathQualified() && !systemPath(c.NameWord.Value) {
+			local = true
+		}
+		if _, inline := inlineCodeFlags[c.Name]; (interpreters[c.Name] || inline) && len(operands(c)) > 0 {
 			local = true
 		}
 	}
@@ -328,7 +332,7 @@ func runsWhatItWrites(s *Script) bool {
 		return false
 	}
 	targets, unknown := WriteTargets(s)
-	return unknown || len(targets) > 0 || len(ArgumentPaths(s, true)) > 0
+	return unknown || len(targets) > 0
 }
 
 // lookupVariables change which program a name runs, or run code when a
@@ -337,8 +341,17 @@ func runsWhatItWrites(s *Script) bool {
 var lookupVariables = setOf("PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "GCONV_PATH", "BASH_LOADABLES_PATH", "IFS")
 
 func lookupVariable(name string) bool {
-	return lookupVariables[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "BASH_FUNC_")
+	return lookupVariables[name] || programVariables[name] || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "BASH_FUNC_") ||
+		strings.HasPrefix(name, "GIT_")
 }
+
+// programVariables name a program another program runs, or code it
+// loads: set by the script, they make that program run anything
+// (GIT_EDITOR=cmd git commit, GIT_SSH_COMMAND=cmd git fetch).
+var programVariables = setOf("EDITOR", "VISUAL", "PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE", "SSH_ASKPASS", "SUDO_ASKPASS", "BROWSER",
+	"NODE_OPTIONS", "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
+	"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "RUSTC_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER", "GOFLAGS", "CC", "CXX",
+	"MAKEFLAGS", "PROMPT_COMMAND", "ZDOTDIR", "XDG_CONFIG_HOME", "HOME", "KUBECONFIG", "DOCKER_HOST", "npm_config_script_shell")
 
 // changesLookup reports a script that sets a lookup variable, for one
 // command (PATH=. ls) or for the rest (export PATH=., read PATH).
@@ -353,6 +366,24 @@ func changesLookup(s *Script) bool {
 	for name := range assignedVariables(s) {
 		if lookupVariable(name) {
 			return true
+		}
+	}
+	for _, c := range s.Commands {
+		switch c.Name {
+		case "declare", "typeset", "local":
+			// declare -n p=PATH; p=/x: a name reference writes another
+			// variable under a harmless name.
+			for _, a := range c.Args {
+				if shortFlagHas(a.Value, "n") {
+					return true
+				}
+			}
+		case "git":
+			// git config alias.x '!cmd' (or core.pager, core.sshCommand)
+			// changes what later git commands run.
+			if sub, rest, _ := gitSubcommand(c.Values()); sub == "config" && !gitReadOnlyArgs(append([]string{"config"}, rest...)) {
+				return true
+			}
 		}
 	}
 	return false
@@ -370,7 +401,7 @@ func systemPath(p string) bool {
 
 // opaqueRunners run code given as data, or change what a name runs.
 var opaqueRunners = setOf("eval", "source", ".", "trap", "coproc", "watch", "alias", "hash", "enable", "fc", "parallel", "ssh", "complete",
-	"at", "batch", "crontab", "tmux", "screen", "let")
+	"at", "batch", "crontab", "tmux", "screen", "let", "ed", "red", "ex", "npx", "pnpx", "bunx", "nix-shell", "nix", "expect")
 
 // subscriptBuiltins take variable names, whose array subscripts bash
 // evaluates arithmetically, command substitutions included:
@@ -396,6 +427,9 @@ func opaque(c *Command) bool {
 	if c.Name == "git" {
 		if hasGlobalConfig(c.Values()) {
 			return true // git -c alias.x='!cmd' x, -c core.pager=cmd
+		}
+		if sub, _, _ := gitSubcommand(c.Values()); sub != "" && !gitCommands[sub] {
+			return true // not a git command: an alias, which may be !cmd
 		}
 	}
 	if subscriptBuiltins[c.Name] {
@@ -652,3 +686,22 @@ func ArgumentPaths(s *Script, changing bool) []PathTarget {
 	}
 	return out
 }
+
+// gitCommands are git's own subcommands; any other word in their place
+// is an alias, which may run a shell command ("!cmd").
+var gitCommands = setOf(
+	"add", "am", "annotate", "apply", "archive", "bisect", "blame", "branch", "bundle", "cat-file", "check-attr", "check-ignore",
+	"check-mailmap", "check-ref-format", "checkout", "checkout-index", "cherry", "cherry-pick", "citool", "clean", "clone",
+	"column", "commit", "commit-graph", "commit-tree", "config", "count-objects", "credential", "daemon", "describe", "diff",
+	"diff-files", "diff-index", "diff-tree", "difftool", "fast-export", "fast-import", "fetch", "fetch-pack", "filter-branch",
+	"fmt-merge-msg", "for-each-ref", "for-each-repo", "format-patch", "fsck", "gc", "get-tar-commit-id", "grep", "gui",
+	"hash-object", "help", "hook", "http-backend", "index-pack", "init", "instaweb", "interpret-trailers", "log", "ls-files",
+	"ls-remote", "ls-tree", "mailinfo", "mailsplit", "maintenance", "merge", "merge-base", "merge-file", "merge-index",
+	"merge-tree", "mergetool", "mktag", "mktree", "multi-pack-index", "mv", "name-rev", "notes", "pack-objects", "pack-redundant",
+	"pack-refs", "patch-id", "prune", "prune-packed", "pull", "push", "range-diff", "read-tree", "rebase", "reflog", "remote",
+	"repack", "replace", "request-pull", "rerere", "reset", "restore", "rev-list", "rev-parse", "revert", "rm", "send-email",
+	"shortlog", "show", "show-branch", "show-index", "show-ref", "sparse-checkout", "stage", "stash", "status", "stripspace",
+	"submodule", "switch", "symbolic-ref", "tag", "unpack-file", "unpack-objects", "update-index", "update-ref",
+	"update-server-info", "var", "verify-commit", "verify-pack", "verify-tag", "version", "whatchanged", "worktree", "write-tree",
+	"lfs", "p4", "svn", "cvsimport", "quiltimport", "request-pull", "scalar",
+)

@@ -139,6 +139,7 @@ func gitReadTargets(c *Command, add func(*Command, Word, bool)) {
 			if p != "" {
 				w.Value = p
 				add(c, w, false)
+				specs++
 				continue
 			}
 		}
@@ -151,9 +152,29 @@ func gitReadTargets(c *Command, add func(*Command, Word, bool)) {
 			specs++
 		}
 	}
-	if sub == "grep" && specs == 0 {
+	// Without a pathspec, showing contents reads the whole repository:
+	// git log -p, git show, git diff, git cat-file --batch-all-objects
+	// print every file's contents in history, Read-ruled ones included.
+	if specs == 0 && showsContent && sub != "ls-files" && sub != "ls-tree" && (sub != "log" && sub != "shortlog" || logShowsPatches(rest)) {
 		add(c, Word{Raw: ".", Value: "."}, true)
 	}
+}
+
+// logShowsPatches reports git log options that print file contents.
+func logShowsPatches(args []string) bool {
+	for _, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "-p" || a == "-u" || a == "--patch" || a == "--patch-with-stat" || a == "--patch-with-raw" || a == "--full-diff" ||
+			strings.HasPrefix(a, "-G") || strings.HasPrefix(a, "-S") || strings.HasPrefix(a, "-L") || strings.HasPrefix(a, "--word-diff") ||
+			a == "--cc" || a == "-c" || a == "-m" || a == "--textconv":
+			return true
+		case len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], "pu"):
+			return true
+		}
+	}
+	return false
 }
 
 // WriteTargets returns the paths a script may write, create, remove or

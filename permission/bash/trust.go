@@ -108,14 +108,21 @@ func (a *Analyzer) optionInjection(s *Script, env Env) []string {
 				// ./* expands to ./--x, which is no option.
 				continue
 			}
-			cwd := commandDir(env, c.AfterCd)
+			cwd, _ := a.dirOf(env, c)
 			v, known := a.wordPath(w)
 			abs := pathpolicy.Abs(v, cwd)
 			if !known || abs == "" {
 				out = append(out, fmt.Sprintf("the glob %s in %s may expand to an option", w.Value, c.Name))
 				break
 			}
-			matches, _ := filepath.Glob(abs)
+			if strings.Contains(w.Value, "[") {
+				// A bracket expression can name "-" itself ([-]*), and
+				// bash's classes and negations differ from Go's matcher:
+				// not worth the risk in option position.
+				out = append(out, fmt.Sprintf("the glob %s in %s may expand to an option", w.Value, c.Name))
+				break
+			}
+			matches, _ := filepath.Glob(pathpolicy.BashGlob(abs))
 			for _, m := range matches {
 				rel := strings.TrimPrefix(m, strings.TrimSuffix(cwd, "/")+"/")
 				if strings.HasPrefix(rel, "-") {

@@ -86,6 +86,54 @@ var wrappers = map[string]wrapperSpec{
 	"bwrap":            {long: []string{"--bind", "--ro-bind", "--dev-bind", "--chdir", "--setenv", "--unsetenv", "--uid", "--gid", "--hostname", "--proc", "--dev", "--tmpfs", "--symlink", "--dir", "--file", "--remount-ro"}},
 }
 
+// subcommandWrappers run the rest of their command line as a command
+// after a subcommand word (bundle exec CMD, uv run CMD), skipping
+// positional operands first (direnv exec DIR CMD).
+var subcommandWrappers = map[string]struct {
+	sub        []string
+	positional int
+}{
+	"bundle": {sub: []string{"exec"}}, "uv": {sub: []string{"run"}}, "poetry": {sub: []string{"run"}}, "pipenv": {sub: []string{"run"}},
+	"pdm": {sub: []string{"run"}}, "hatch": {sub: []string{"run"}}, "rye": {sub: []string{"run"}}, "conda": {sub: []string{"run"}},
+	"direnv": {sub: []string{"exec"}, positional: 1}, "perf": {sub: []string{"stat", "record", "trace"}},
+	"toybox": {}, "mise": {sub: []string{"exec", "x"}}, "asdf": {sub: []string{"exec"}}, "rbenv": {sub: []string{"exec"}},
+	"pyenv": {sub: []string{"exec"}}, "nodenv": {sub: []string{"exec"}}, "dotenv": {}, "op": {sub: []string{"run"}},
+}
+
+// unwrapSubcommand returns the command a subcommand wrapper runs: every
+// word after the subcommand (and its positional operands) that is not an
+// option; when the options cannot be told from the command, the caller's
+// suffix matching covers the rest.
+func unwrapSubcommand(cmd *Command) (inner, bool) {
+	spec, ok := subcommandWrappers[cmd.Name]
+	if !ok {
+		return inner{}, false
+	}
+	args := cmd.Args
+	i := 0
+	if len(spec.sub) > 0 {
+		for i < len(args) && strings.HasPrefix(args[i].Value, "-") {
+			i++
+		}
+		if i >= len(args) || !contains(spec.sub, args[i].Value) {
+			return inner{}, false
+		}
+		i++
+	}
+	for i < len(args) && strings.HasPrefix(args[i].Value, "-") {
+		if args[i].Value == "--" {
+			i++
+			break
+		}
+		i++
+	}
+	i += spec.positional
+	if i >= len(args) {
+		return inner{via: cmd.Name}, true
+	}
+	return inner{via: cmd.Name, words: args[i:]}, true
+}
+
 // longValued reports whether a long option (possibly abbreviated, as GNU
 // getopt allows) takes a value.
 func longValued(opt string, long []string) bool {
@@ -101,6 +149,9 @@ func longValued(opt string, long []string) bool {
 // is not a wrapper; words is empty when the wrapper runs nothing (sudo -l,
 // command -v, a bare env).
 func unwrap(cmd *Command) (inner, bool) {
+	if in, ok := unwrapSubcommand(cmd); ok {
+		return in, true
+	}
 	spec, ok := wrappers[cmd.Name]
 	if !ok {
 		return inner{}, false
@@ -166,6 +217,27 @@ func unwrap(cmd *Command) (inner, bool) {
 		positional--
 	}
 	in.words = rest
+	if cmd.Name == "xargs" {
+		// xargs -I R substitutes its input for R in every word: such a
+		// word is known only when it runs (sh -c {} runs the input).
+		repl := ""
+		vals := cmd.Values()
+		if v := optionValues("xargs", vals, 'I', "replace"); len(v) > 0 {
+			repl = v[0]
+		} else if hasShortOrLong(vals, "i", "--replace") {
+			repl = "{}"
+		}
+		if repl != "" {
+			words := make([]Word, len(in.words))
+			for k, w := range in.words {
+				if strings.Contains(w.Value, repl) {
+					w.Dynamic = true
+				}
+				words[k] = w
+			}
+			in.words = words
+		}
+	}
 	if cmd.Name == "xargs" && len(in.words) == 0 {
 		// xargs with no command runs echo.
 		in.words = []Word{{Raw: "echo", Value: "echo"}}
@@ -203,11 +275,12 @@ var stringRunners = map[string]struct {
 	short byte
 	long  []string
 }{
-	"su":      {'c', []string{"--command", "--session-command"}},
-	"runuser": {'c', []string{"--command", "--session-command"}},
-	"script":  {'c', []string{"--command"}},
-	"flock":   {'c', []string{"--command"}},
-	"sg":      {'c', nil},
+	"su":        {'c', []string{"--command", "--session-command"}},
+	"runuser":   {'c', []string{"--command", "--session-command"}},
+	"script":    {'c', []string{"--command"}},
+	"flock":     {'c', []string{"--command"}},
+	"sg":        {'c', nil},
+	"nix-shell": {0, []string{"--run", "--command"}},
 }
 
 // shellCommandString returns the string of `bash -c STRING`: with -c

@@ -304,7 +304,7 @@ func (p *Policy) GlobMaySensitive(glob, cwd string) (string, bool) {
 	if abs == "" {
 		return glob, true // unknown directory: fail closed
 	}
-	clean := path.Clean(abs)
+	clean := BashGlob(path.Clean(abs))
 	if strings.HasPrefix(clean, "/proc/") {
 		return glob, true
 	}
@@ -458,6 +458,63 @@ func within(p, dir string) bool {
 }
 
 // Rule patterns.
+
+// BashGlob turns a bash glob into a pattern of Go's path.Match and
+// filepath.Glob, erring on the side of matching more: "[!x]" (bash's
+// negation) becomes "[^x]", and a bracket expression holding a POSIX
+// class ("[[:alpha:]]") becomes "?", any one character.
+func BashGlob(g string) string {
+	if !strings.Contains(g, "[") {
+		return g
+	}
+	var b strings.Builder
+	for i := 0; i < len(g); i++ {
+		c := g[i]
+		if c == '\\' && i+1 < len(g) {
+			b.WriteByte(c)
+			b.WriteByte(g[i+1])
+			i++
+			continue
+		}
+		if c != '[' {
+			b.WriteByte(c)
+			continue
+		}
+		// Find the end of the bracket expression (a ] right after [ or
+		// [! is a member, not the end).
+		j := i + 1
+		if j < len(g) && (g[j] == '!' || g[j] == '^') {
+			j++
+		}
+		if j < len(g) && g[j] == ']' {
+			j++
+		}
+		for j < len(g) && g[j] != ']' {
+			if g[j] == '[' && j+1 < len(g) && (g[j+1] == ':' || g[j+1] == '=' || g[j+1] == '.') {
+				if k := strings.Index(g[j+2:], string(g[j+1])+"]"); k >= 0 {
+					j += k + 4
+					continue
+				}
+			}
+			j++
+		}
+		if j >= len(g) {
+			b.WriteString("\\[") // no closing bracket: a literal [
+			continue
+		}
+		expr := g[i : j+1]
+		switch {
+		case strings.Contains(expr[1:], "[:") || strings.Contains(expr[1:], "[=") || strings.Contains(expr[1:], "[."):
+			b.WriteByte('?')
+		case strings.HasPrefix(expr, "[!"):
+			b.WriteString("[^" + expr[2:])
+		default:
+			b.WriteString(expr)
+		}
+		i = j
+	}
+	return b.String()
+}
 
 // Patterns returns the absolute doublestar patterns a path rule's content
 // stands for: "//x" and "/x" are absolute, "~" and "~/x" are in the home
@@ -630,7 +687,7 @@ func (p *Policy) GlobMayMatch(content, glob, cwd string, workingDirs []string) b
 	if abs == "" {
 		return true
 	}
-	abs = path.Clean(abs)
+	abs = BashGlob(path.Clean(abs))
 	matches, _ := filepath.Glob(abs)
 	for _, m := range matches {
 		if p.Match(content, m, cwd, workingDirs, Loose) {

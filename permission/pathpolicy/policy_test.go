@@ -224,3 +224,20 @@ func FuzzResolve(f *testing.F) {
 		p.Patterns(s, []string{"/tmp"})
 	})
 }
+
+func TestBashGlob(t *testing.T) {
+	for in, want := range map[string]string{
+		"*.go": "*.go", "[!.]*": "[^.]*", "[[:alnum:][:punct:]]*": "?*", "a[bc]d": "a[bc]d", "x[": "x\\[", "[]a]": "[]a]",
+	} {
+		if got := BashGlob(in); got != want {
+			t.Errorf("BashGlob(%q) = %q, want %q", in, got, want)
+		}
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "--compress-program=sh"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, BashGlob("[!.]*"))); len(m) != 1 {
+		t.Errorf("[!.]* should match the option-named file as bash does, got %v", m)
+	}
+}

@@ -212,8 +212,9 @@ func (b *Bash) MatchForeignRule(rule permission.Rule, in toolkit.Input, pc *perm
 		return permission.NoMatch
 	}
 	// Code the analysis cannot see (python3 -c, awk with print >, sed w)
-	// may read or write anything.
-	unknown = unknown || shell.Opaque(s)
+	// may read or write anything; so may a script that makes links and
+	// then writes or reads through paths resolved before they existed.
+	unknown = unknown || shell.Opaque(s) || len(targets) > 1 && b.analyzer.MakesLinks(s, b.env(pc))
 	if len(targets) == 0 && !unknown {
 		return permission.NoMatch
 	}

@@ -42,7 +42,9 @@ func TestBashBypasses(t *testing.T) {
 		{"git config core.fsmonitor 'touch /tmp/pwn; false' list", "default", "ask", ""},
 		{"git config --global core.pager get", "explore", "deny", ""},
 		{"git config --get user.name", "explore", "allow", ""},
-		{"git config list", "explore", "allow", ""},
+		{"git config list", "explore", "deny", ""}, // lists every key, tokens in URLs included
+		{"git config --global --list", "explore", "deny", ""},
+		{"git config --get-regexp extraheader", "explore", "deny", ""},
 		{"env", "default", "ask", ""},
 		{"env | grep -i token", "explore", "deny", ""},
 		{"env LANG=C ls", "default", "allow", ""},

@@ -257,6 +257,35 @@ func TestPermissionHoles(t *testing.T) {
 		{3, "Bash", bash("cp /bin/rm ./r; ./r -f y"), "bypass", "deny:Bash(rm:*)", "", "ask!"},
 		{5, "Bash", bash("rg x -* a.txt"), "explore", "", f.wd + "/opt", "deny"},
 		{5, "Bash", bash("ls -*"), "explore", "", f.wd + "/opt", "deny"},
+		// Found by the third red-team pass.
+		{1, "Bash", bash("cd /proc/self && tr '\\0' '\\n' < environ"), "explore", "", "", "deny"},
+		{1, "Bash", bash("cd " + f.home + "/.config && cat gh/hosts.yml"), "explore", "", "", "deny"},
+		{1, "Bash", bash("cd /etc && cat shadow"), "explore", "", "", "deny"},
+		{1, "Bash", bash("cd $D && cat x"), "explore", "", "", "deny"},
+		{1, "Bash", bash("cd src && cat main.go"), "explore", "", "", "allow"},
+		{5, "Bash", bash("sort [!.]* | tail -1"), "explore", "", f.wd + "/opt", "deny"},
+		{5, "Bash", bash("sed -n 1p [[:alnum:][:punct:]]*"), "explore", "", f.wd + "/opt", "deny"},
+		{3, "Bash", bash("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.zz GIT_CONFIG_VALUE_0='!touch x' git zz"), "bypass", "deny:Bash(touch:*)", "", "ask!"},
+		{3, "Bash", bash("GIT_EDITOR='touch x; true' git commit --allow-empty -q"), "bypass", "deny:Bash(touch:*)", "", "ask!"},
+		{3, "Bash", bash("git config alias.zz '!touch x' && git zz"), "bypass", "deny:Bash(touch:*)", "", "ask!"},
+		{3, "Bash", bash("git config alias.p push && git p"), "bypass", "deny:Bash(git push:*)", "", "not-allow"},
+		{3, "Bash", bash("echo 'touch x' | xargs -I{} sh -c {}"), "bypass", "deny:Bash(touch:*)", "", "not-allow"},
+		{3, "Bash", bash("ed -s <<< '!touch x'"), "bypass", "deny:Bash(touch:*)", "", "ask!"},
+		{3, "Bash", bash("vim -es -u NONE <<< '!touch x'"), "bypass", "deny:Bash(touch:*)", "", "ask!"},
+		{3, "Bash", bash("printf 'touch x\\n' > s.sh && bash s.sh"), "bypass", "deny:Bash(touch:*)", "", "ask!"},
+		{3, "Bash", bash("declare -n p=PATH; p=/tmp; ls"), "bypass", "deny:Bash(touch:*)", "", "ask!"},
+		{3, "Bash", bash("uv run touch x"), "bypass", "deny:Bash(touch:*)", "", "deny"},
+		{3, "Bash", bash("bundle exec touch x"), "bypass", "deny:Bash(touch:*)", "", "deny"},
+		{2, "Bash", bash("ln -s " + f.root + " r && echo x > r/secrets/f"), "bypass", "deny:Edit(//" + f.root[1:] + "/secrets/**)", "", "not-allow"},
+		{2, "Bash", bash("git log -p"), "default", "deny:Read(secrets/**)", f.root, "not-allow"},
+		{2, "Bash", bash("git cat-file --batch-all-objects --batch"), "default", "deny:Read(secrets/**)", f.root, "not-allow"},
+		{4, "Bash", bash("kubectl get pods --kubeconfig=kc.yaml"), "default", "allow:Bash(kubectl get:*)", "", "ask"},
+		{4, "Bash", bash("kubectl get pods -s http://127.0.0.1:9"), "default", "allow:Bash(kubectl get:*)", "", "ask"},
+		{4, "Bash", bash("pytest --basetemp=/tmp/victim"), "default", "allow:Bash(pytest:*)", "", "ask"},
+		{4, "Bash", bash("cargo test --manifest-path /tmp/x/Cargo.toml"), "default", "allow:Bash(cargo test:*)", "", "ask"},
+		{6, "Bash", bash("gh issue list -R evil.example/o/r"), "explore", "", "", "deny"},
+		{6, "Bash", bash("gh repo view --web"), "explore", "", "", "deny"},
+		{6, "Bash", bash("git config --global --list"), "explore", "", "", "deny"},
 		// 11. "Always allow" only where it would take effect: see
 		// TestSuggestionsTakeEffect.
 	}
@@ -302,6 +331,7 @@ func TestProtectedPaths(t *testing.T) {
 		{"Bash", map[string]any{"command": "cp x " + plugins + "/evil.json"}},
 		{"Bash", map[string]any{"command": "sed -i s/a/b/ wasmtools.yaml"}},
 		{"Write", map[string]any{"file_path": plugins + "/group/group.yaml", "content": "x"}},
+		{"Bash", map[string]any{"command": "ln -s . l && echo '# x' > l/wasmtools.yaml"}},
 	}
 	for _, mode := range []permission.Mode{permission.ModeDefault, permission.ModeAcceptEdits, permission.ModeBypass, permission.ModeDontAsk} {
 		for _, c := range cases {
