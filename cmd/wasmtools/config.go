@@ -41,6 +41,8 @@ type config struct {
 	Groups     []configGroup           `yaml:"groups"`
 	MCPServers map[string]configServer `yaml:"mcp_servers"`
 	Limits     configLimits            `yaml:"limits"`
+	// Sandbox configures the OS sandbox of shell commands.
+	Sandbox configSandbox `yaml:"sandbox"`
 	// TokenFile holds the bearer token serve --http requires (see
 	// --token-file); relative to this file.
 	TokenFile string `yaml:"token_file"`
@@ -131,7 +133,7 @@ func loadConfig(path string, explicit bool) (*config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) { // an empty file is no configuration
-		return nil, fmt.Errorf("%s: %w (fields: mode, working_dirs, allow, deny, ask, plugins, plugin_group, skills, grants, groups, mcp_servers, limits)", path, err)
+		return nil, fmt.Errorf("%s: %w (fields: mode, working_dirs, allow, deny, ask, plugins, plugin_group, skills, grants, groups, mcp_servers, limits, sandbox, token_file, allow_origins)", path, err)
 	}
 	c.file = path
 	if c.Mode != "" {

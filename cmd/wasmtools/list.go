@@ -10,6 +10,7 @@ import (
 	"slices"
 	"text/tabwriter"
 
+	"github.com/wasmtools/wasmtools/sandbox"
 	"github.com/wasmtools/wasmtools/skills"
 	"github.com/wasmtools/wasmtools/toolkit"
 )
@@ -40,7 +41,16 @@ With --json the output is one object:
 	 "skills": [{"name", "description", "dir", "group", "activates", "allowed_tools", "license", "metadata"}],
 	 "broken_skills": [{"path", "error", "serving"}],
 	 "broken_plugins": [{"path", "error"}],
-	 "skills_prompt": "..."}
+	 "skills_prompt": "...",
+	 "sandbox": {"mode", "enforced", "supported", "abi", "network",
+	             "network_confinement", "writable", "reason"}}
+
+"sandbox" is the OS sandbox of shell commands (--sandbox, sandbox: in
+wasmtools.yaml): its mode (auto, required, off), whether commands run
+confined, the kernel's Landlock ABI version (0: none), whether the
+network is on for calls that are not read-only, how it is turned off,
+the paths writable besides the working directories, and why commands
+are not confined when they are not.
 `
 
 // listedTool is a tool as list prints it.
@@ -133,8 +143,10 @@ func runList(ctx context.Context, e *env, args []string) error {
 			BrokenSkills  []skills.Broken `json:"broken_skills"`
 			BrokenPlugins []brokenPlugin  `json:"broken_plugins"`
 			SkillsPrompt  string          `json:"skills_prompt"`
-		}{tools, groups, visible, broken, brokenPlugins, prompt})
+			Sandbox       sandbox.Status  `json:"sandbox"`
+		}{tools, groups, visible, broken, brokenPlugins, prompt, pf.sandbox.Status()})
 	}
+	defer printSandbox(e.stdout, pf.sandbox.Status())
 	defer printSkills(e.stdout, visible, broken, brokenPlugins)
 	if len(tools) == 0 {
 		fmt.Fprintf(e.stdout, "No tools are registered. The built-in tools and plugins are not in this build yet;\nset %s=1 to try the two demo tools.\n", demoToolsEnv)

@@ -37,6 +37,7 @@ import (
 
 	"github.com/wasmtools/wasmtools/host"
 	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/sandbox"
 	"github.com/wasmtools/wasmtools/skills"
 )
 
@@ -78,6 +79,9 @@ var commands = []*command{
 }
 
 func main() {
+	// Started as the sandbox helper of a shell command, confine this
+	// process and become the command; nothing below runs.
+	sandbox.Main()
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, log: newLogger(os.Stderr)}
 	os.Exit(run(context.Background(), e, os.Args[1:]))
 }
@@ -298,6 +302,9 @@ type permFlags struct {
 	modeSet          bool            // --mode was given
 	configPath       string          // --config, or "" for ./wasmtools.yaml if present
 	config           *config         // the configuration read, if any
+
+	sandboxMode sandbox.Mode     // --sandbox, or "" for the configuration's
+	sandbox     *sandbox.Sandbox // the OS sandbox of shell commands, once newToolkit ran
 }
 
 func (p *permFlags) register(fs *flag.FlagSet) {
@@ -334,6 +341,7 @@ func (p *permFlags) register(fs *flag.FlagSet) {
 		p.skillDirs = append(p.skillDirs, dir)
 		return nil
 	})
+	p.registerSandbox(fs)
 	fs.BoolVar(&p.noWatch, "no-watch", false, "load plugin and skill folders once instead of following their changes (serve)")
 	fs.Func("plugins", "load every .wasm plugin in `dir`ectory (grants from each NAME.json beside NAME.wasm); repeatable", func(s string) error {
 		dir, err := filepath.Abs(s)

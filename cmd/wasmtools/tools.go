@@ -35,9 +35,13 @@ func newToolkit(ctx context.Context, e *env, opts toolkit.Options, pf *permFlags
 	if err := cfg.addGroups(tk); err != nil {
 		return nil, nil, err
 	}
+	sb, err := pf.newSandbox(e.log)
+	if err != nil {
+		return nil, nil, err
+	}
 	files := builtin.FileOptions{}
 	tools := []toolkit.Tool{
-		builtin.DefaultShellTool(builtin.BashOptions{}, builtin.PowerShellOptions{}),
+		builtin.DefaultShellTool(builtin.BashOptions{Backend: &builtin.LocalBackend{Sandbox: sb}}, builtin.PowerShellOptions{}),
 		builtin.NewRead(files), builtin.NewWrite(files), builtin.NewEdit(files),
 		builtin.NewGlob(builtin.GlobOptions{}), builtin.NewGrep(builtin.GrepOptions{}),
 	}

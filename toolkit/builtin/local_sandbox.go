@@ -39,8 +39,8 @@ func sandboxEscalation(b Backend, in toolkit.Input) string {
 	if !ok || !s.Sandboxed() {
 		return ""
 	}
-	return "This command asks to run WITHOUT the OS sandbox: it could then write anywhere you can and use the network. " +
-		"Approve only if you want exactly this to run unconfined:\n" + in.String("command")
+	return "This command asks to run WITHOUT the OS sandbox, where it could write anywhere you can and use the network:\n" +
+		in.String("command") + "\nApprove only if you want exactly this to run unconfined."
 }
 
 // refusalPhrases are what programs print when the kernel refuses an
