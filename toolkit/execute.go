@@ -2,13 +2,9 @@ package toolkit
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 )
@@ -60,7 +56,7 @@ func interruptedChunk() *Chunk {
 
 // limitSize is gate 5: text beyond MaxResultChars is cut; the full text is
 // written to a file the model can read, and a note says where.
-func (tk *Toolkit) limitSize(resp *Response) {
+func (tk *Toolkit) limitSize(resp *Response, session string) {
 	limit := tk.opts.MaxResultChars
 	if limit < 0 {
 		return
@@ -81,7 +77,10 @@ func (tk *Toolkit) limitSize(resp *Response) {
 	}
 	kept := full[:byteOffsetOfRune(full, limit)]
 	note := fmt.Sprintf("\n\n[output cut: %d of %d characters shown.", limit, chars)
-	if path, err := tk.offload(resp, full); err != nil {
+	if src, ok := resp.Metadata[MetaSourcePath].(string); ok && src != "" {
+		// The source can serve the rest: no copy is saved.
+		note += fmt.Sprintf(" Read %s in smaller parts (offset and limit) to see the rest.]", src)
+	} else if path, err := tk.offloads.save(session, resp.Tool, resp.CallID, full); err != nil {
 		tk.log.Warn("could not save a cut result", slog.String("tool", resp.Tool), slog.Any("err", err))
 		note += " The rest could not be saved; narrow the request to see less at once.]"
 	} else {
@@ -109,20 +108,6 @@ func byteOffsetOfRune(s string, n int) int {
 		i++
 	}
 	return len(s)
-}
-
-func (tk *Toolkit) offload(resp *Response, text string) (string, error) {
-	if err := os.MkdirAll(tk.opts.OffloadDir, 0o700); err != nil {
-		return "", err
-	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	name := fmt.Sprintf("%s-%s-%s.txt", safeFileName(resp.Tool), safeFileName(resp.CallID), hex.EncodeToString(rnd[:]))
-	path := filepath.Join(tk.opts.OffloadDir, name)
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		return "", err
-	}
-	return path, nil
 }
 
 func safeFileName(s string) string {

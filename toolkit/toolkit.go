@@ -52,9 +52,13 @@ type Options struct {
 	// a file in OffloadDir and the model told where. 0 means
 	// DefaultMaxResultChars; a negative value turns the cut off.
 	MaxResultChars int
-	// OffloadDir receives the full text of cut results. Empty means a
+	// OffloadDir receives the full text of cut results, in a folder per
+	// session removed when the session ends (EndSession). Empty means a
 	// "wasmtools-results" folder in the system temporary directory.
 	OffloadDir string
+	// MaxOffloadBytes bounds the saved full texts of all sessions; the
+	// oldest are removed first. 0 means DefaultMaxOffloadBytes.
+	MaxOffloadBytes int64
 	// Logger receives the toolkit's logs; nil means slog.Default().
 	Logger *slog.Logger
 	// OnChange is called after tools or groups are added or removed.
@@ -81,6 +85,7 @@ type Toolkit struct {
 
 	callSeq   atomic.Uint64
 	viewCache sync.Map // schema-only tools of request views, by name and schema
+	offloads  *offloads
 }
 
 // registry is an immutable snapshot of the toolkit's contents.
@@ -117,6 +122,10 @@ func New(opts Options) *Toolkit {
 	if tk.opts.OffloadDir == "" {
 		tk.opts.OffloadDir = filepath.Join(os.TempDir(), "wasmtools-results")
 	}
+	if tk.opts.MaxOffloadBytes <= 0 {
+		tk.opts.MaxOffloadBytes = DefaultMaxOffloadBytes
+	}
+	tk.offloads = &offloads{root: tk.opts.OffloadDir, max: tk.opts.MaxOffloadBytes}
 	tk.reg.Store(&registry{tools: map[string]*entry{}, groups: map[string]Group{}})
 	return tk
 }
@@ -125,13 +134,14 @@ func New(opts Options) *Toolkit {
 func (tk *Toolkit) Store() SessionStore { return tk.store }
 
 // EndSession forgets a session: its state in the store (when the store
-// can drop sessions: see SessionDropper). Call it when the client the
+// can drop sessions: see SessionDropper) and its saved cut results. Call it when the client the
 // session belongs to is gone; a later call with the same id starts a new
 // session.
 func (tk *Toolkit) EndSession(id string) {
 	if d, ok := tk.store.(SessionDropper); ok {
 		d.Drop(id)
 	}
+	tk.offloads.endSession(id)
 }
 
 // PermissionContext returns a copy of the base permission configuration.

@@ -587,7 +587,7 @@ func (t *Turn) finish(cs *callState, resp *Response) {
 	resp.CallID, resp.Tool = cs.call.ID, cs.call.Name
 	resp.Repaired = resp.Repaired || cs.repaired
 	resp.finish()
-	t.tk.limitSize(resp)
+	t.tk.limitSize(resp, t.session.ID())
 	if cs.ran && cs.repaired {
 		// After the size limit, so that cutting a long output cannot cut
 		// the note.

@@ -619,3 +619,55 @@ func TestPanicsInPermissionMethodsFailClosed(t *testing.T) {
 		t.Fatalf("%+v", out)
 	}
 }
+
+// TestOffloadBounded: saved outputs live in a folder per session, the
+// oldest go first past the cap, a session's go when it ends, and a
+// result its source can serve again is not saved at all.
+func TestOffloadBounded(t *testing.T) {
+	dir := t.TempDir()
+	tk := New(Options{MaxResultChars: 10, OffloadDir: dir, MaxOffloadBytes: 250})
+	mustRegister(t, tk, &testTool{spec: Spec{Name: "big"}, check: allowAll, call: func(_ context.Context, in Input) Stream {
+		c := &Chunk{Content: []Block{TextBlock(strings.Repeat("x", 100))}}
+		if in.Bool("from_file") {
+			c.Metadata = map[string]any{MetaSourcePath: "/src/file.txt"}
+		}
+		return Single(c)
+	}})
+	run := func(session string, args string) *Response {
+		turn, err := tk.NewTurn(context.Background(), session, []Call{{Name: "big", Arguments: args}}, TurnOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := turn.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return turn.Responses()[0]
+	}
+	var paths []string
+	for range 4 {
+		p, _ := run("s1", `{}`).Metadata["full_output_path"].(string)
+		if !strings.HasPrefix(p, dir+"/s1/") {
+			t.Fatalf("saved at %q, want under the session's folder", p)
+		}
+		paths = append(paths, p)
+	}
+	// 4 x 100 bytes past a 250-byte cap: the two oldest are gone.
+	for i, p := range paths {
+		_, err := os.Stat(p)
+		if gone := err != nil; gone != (i < 2) {
+			t.Errorf("saved output %d: gone=%v", i, gone)
+		}
+	}
+	other, _ := run("s2", `{}`).Metadata["full_output_path"].(string)
+	tk.EndSession("s1")
+	if _, err := os.Stat(dir + "/s1"); err == nil {
+		t.Error("the ended session's folder is still there")
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Error("another session's output went with it")
+	}
+	resp := run("s2", `{"from_file": true}`)
+	if _, saved := resp.Metadata["full_output_path"]; saved || !strings.Contains(resp.Text(), "/src/file.txt") {
+		t.Errorf("a re-readable result was saved, or the note does not name its source: %q %v", resp.Text(), resp.Metadata)
+	}
+}

@@ -78,6 +78,11 @@ type configServer struct {
 type configLimits struct {
 	// MaxResultChars cuts longer results (offloading the rest).
 	MaxResultChars int `yaml:"max_result_chars"`
+	// OffloadDir holds the full text of cut results, a folder per
+	// session; relative to this file.
+	OffloadDir string `yaml:"offload_dir"`
+	// MaxOffloadBytes bounds those texts, all sessions together.
+	MaxOffloadBytes int64 `yaml:"max_offload_bytes"`
 }
 
 // configGrants are a plugin's grants, spelled as in its NAME.json sidecar

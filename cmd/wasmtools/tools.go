@@ -31,6 +31,12 @@ func newToolkit(ctx context.Context, e *env, opts toolkit.Options, pf *permFlags
 	if cfg != nil && cfg.Limits.MaxResultChars != 0 && opts.MaxResultChars == 0 {
 		opts.MaxResultChars = cfg.Limits.MaxResultChars
 	}
+	if cfg != nil && cfg.Limits.OffloadDir != "" && opts.OffloadDir == "" {
+		opts.OffloadDir = cfg.rel(cfg.Limits.OffloadDir)
+	}
+	if cfg != nil && cfg.Limits.MaxOffloadBytes != 0 && opts.MaxOffloadBytes == 0 {
+		opts.MaxOffloadBytes = cfg.Limits.MaxOffloadBytes
+	}
 	tk := toolkit.New(opts)
 	if err := cfg.addGroups(tk); err != nil {
 		return nil, nil, err

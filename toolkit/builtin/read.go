@@ -141,7 +141,8 @@ func (r *Read) read(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, erro
 	}
 	text, shown, total := numberLines(data, int(offset), int(limit))
 	c := textChunk(text)
-	c.Metadata = map[string]any{"lines_shown": shown, "total_lines": total}
+	// The file itself holds the rest: a cut result points there.
+	c.Metadata = map[string]any{"lines_shown": shown, "total_lines": total, toolkit.MetaSourcePath: path}
 	if shown > 0 && int(offset)+shown-1 < total {
 		c.Content = append(c.Content, toolkit.TextBlock(fmt.Sprintf("\n[%d more lines: read on with offset %d]", total-(int(offset)+shown-1), int(offset)+shown)))
 	}
