@@ -30,8 +30,10 @@
 //
 // What stays open: with the network off, pathname Unix sockets created
 // outside the sandbox (the Docker or D-Bus socket, nscd) on kernels
-// before Landlock ABI 9; signals to other processes of the user; files
-// the command already holds open; and everything Landlock cannot
+// before Landlock ABI 9; signals to other processes of the user; its
+// standard streams (the helper closes every other descriptor the host
+// inherited, since Landlock checks files when they are opened); and
+// everything Landlock cannot
 // restrict yet (chmod, chown, utime and extended attributes on existing
 // files, see the kernel's Landlock documentation). Landlock grants whole
 // trees: a .git folder or a host configuration file inside a writable

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -95,6 +97,10 @@ func runHelper(args []string) int {
 		fmt.Fprintf(ack, "error %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
 		return 126
 	}
+	if err := closeInherited(req.Ack); err != nil {
+		fmt.Fprintf(ack, "error closing inherited files: %v\n", err)
+		return 126
+	}
 	if _, err := fmt.Fprintf(ack, "ok abi=%d network=%t\n", abi, req.Network); err != nil {
 		return 126
 	}
@@ -102,6 +108,34 @@ func runHelper(args []string) int {
 	err = syscall.Exec(args[1], args[1:], os.Environ())
 	fmt.Fprintf(os.Stderr, "wasmtools sandbox: cannot run %s: %v\n", args[1], err)
 	return 127
+}
+
+// closeInherited marks every descriptor from first on close-on-exec: a
+// file the host inherited from its own parent and left open (a pipe, a
+// file opened outside the writable paths) must not reach the command,
+// since Landlock checks a file when it is opened, not when it is used.
+// The descriptors below first are the standard streams and the
+// caller's ExtraFiles.
+func closeInherited(first int) error {
+	err := unix.CloseRange(uint(first), math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC)
+	if err == nil {
+		return nil
+	}
+	// Before Linux 5.11: one by one.
+	entries, rerr := os.ReadDir("/proc/self/fd")
+	if rerr != nil {
+		return fmt.Errorf("%v; %v", err, rerr)
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd < first {
+			continue
+		}
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil && !errors.Is(err, unix.EBADF) {
+			return err
+		}
+	}
+	return nil
 }
 
 // confine restricts the calling thread (and so what it executes next)

@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 import (
@@ -11,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -383,5 +386,30 @@ func TestStatus(t *testing.T) {
 	}
 	if runtime.GOOS == "linux" && (runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64") && len(st.NetworkConfinement) == 0 {
 		t.Errorf("no network mechanism listed: %+v", st)
+	}
+}
+
+// TestInheritedFilesDoNotReachTheCommand: a descriptor the host left
+// open without close-on-exec (inherited from its own parent) would let
+// the command write where Landlock forbids; the helper closes it.
+func TestInheritedFilesDoNotReachTheCommand(t *testing.T) {
+	needLandlock(t)
+	work, outside := t.TempDir(), t.TempDir()
+	leak := filepath.Join(outside, "leak")
+	f, err := os.Create(leak)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// Clear close-on-exec, as on a descriptor inherited from a parent.
+	if _, _, errno := syscall.Syscall(syscall.SYS_FCNTL, f.Fd(), syscall.F_SETFD, 0); errno != 0 {
+		t.Fatal(errno)
+	}
+	res := run(t, newSandbox(t, Options{}), Policy{WorkingDirs: []string{work}}, work, fmt.Sprintf("echo leaked >&%d", f.Fd()))
+	if res.code == 0 {
+		t.Errorf("the command wrote to an inherited descriptor: %s", res.out)
+	}
+	if b, _ := os.ReadFile(leak); len(b) != 0 {
+		t.Errorf("written through an inherited descriptor: %q", b)
 	}
 }
