@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -49,11 +50,45 @@ type grantFS struct {
 	root     *os.Root
 	readOnly bool
 	open     atomic.Int32
+	// names serialises the changes of names in the folder (rename, link,
+	// symlink, unlink, rmdir, mkdir) of every instance granted it. The
+	// checks on a link to be moved resolve its path, and so does the
+	// move: without the lock, another instance could re-point a link in
+	// that path between the two and have a link moved that the check
+	// never saw.
+	names *sync.Mutex
+}
+
+// folderLocks hands out one lock per granted folder (by device and inode,
+// so that two spellings of one folder share it).
+type folderLocks struct {
+	mu    sync.Mutex
+	locks map[[2]uint64]*sync.Mutex
+}
+
+func (l *folderLocks) get(root *os.Root) (*sync.Mutex, error) {
+	fi, err := root.Stat(".")
+	if err != nil {
+		return nil, err
+	}
+	st := sys.NewStat_t(fi)
+	key := [2]uint64{st.Dev, st.Ino}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.locks == nil {
+		l.locks = map[[2]uint64]*sync.Mutex{}
+	}
+	m := l.locks[key]
+	if m == nil {
+		m = &sync.Mutex{}
+		l.locks[key] = m
+	}
+	return m, nil
 }
 
 // openGrants opens the folders of dirs grants, each as an os.Root. On error
 // none stays open.
-func openGrants(dirs []abi.DirGrant) ([]*grantFS, error) {
+func (h *Host) openGrants(dirs []abi.DirGrant) ([]*grantFS, error) {
 	var out []*grantFS
 	for _, d := range dirs {
 		root, err := os.OpenRoot(d.Host)
@@ -61,7 +96,13 @@ func openGrants(dirs []abi.DirGrant) ([]*grantFS, error) {
 			closeGrants(out)
 			return nil, fmt.Errorf("dirs grant %s: %w (create the folder, or remove the grant)", d.Host, err)
 		}
-		out = append(out, &grantFS{root: root, readOnly: !d.Write})
+		names, err := h.folderLocks.get(root)
+		if err != nil {
+			root.Close()
+			closeGrants(out)
+			return nil, fmt.Errorf("dirs grant %s: %w (check the folder's permissions, or remove the grant)", d.Host, err)
+		}
+		out = append(out, &grantFS{root: root, readOnly: !d.Write, names: names})
 	}
 	return out, nil
 }
@@ -244,6 +285,8 @@ func (g *grantFS) Mkdir(name string, perm fs.FileMode) experimentalsys.Errno {
 	if g.readOnly {
 		return experimentalsys.EROFS
 	}
+	g.names.Lock()
+	defer g.names.Unlock()
 	e := errno(g.root.Mkdir(rel(name), perm&0o777))
 	if e == experimentalsys.ENOTDIR {
 		e = experimentalsys.ENOENT
@@ -268,6 +311,8 @@ func (g *grantFS) Rename(from, to string) experimentalsys.Errno {
 		return experimentalsys.EROFS
 	}
 	from, to = rel(from), rel(to)
+	g.names.Lock()
+	defer g.names.Unlock()
 	fi, err := g.root.Lstat(from)
 	if err != nil {
 		return errno(err)
@@ -346,6 +391,8 @@ func (g *grantFS) Rmdir(name string) experimentalsys.Errno {
 		return experimentalsys.EROFS
 	}
 	p := rel(name)
+	g.names.Lock()
+	defer g.names.Unlock()
 	fi, err := g.root.Lstat(p)
 	if err != nil {
 		return errno(err)
@@ -362,6 +409,8 @@ func (g *grantFS) Unlink(name string) experimentalsys.Errno {
 		return experimentalsys.EROFS
 	}
 	p := rel(name)
+	g.names.Lock()
+	defer g.names.Unlock()
 	fi, err := g.root.Lstat(p)
 	if err != nil {
 		return errno(err)
@@ -380,6 +429,8 @@ func (g *grantFS) Link(oldName, newName string) experimentalsys.Errno {
 		return experimentalsys.EROFS
 	}
 	oldName, newName = rel(oldName), rel(newName)
+	g.names.Lock()
+	defer g.names.Unlock()
 	fi, err := g.root.Lstat(oldName)
 	if err != nil {
 		return errno(err)
@@ -400,6 +451,8 @@ func (g *grantFS) Symlink(target, linkName string) experimentalsys.Errno {
 		return experimentalsys.EROFS
 	}
 	linkName = rel(linkName)
+	g.names.Lock()
+	defer g.names.Unlock()
 	if !linkStaysBelow(target) || !g.resolvesInside(linkName, target) {
 		return experimentalsys.EPERM
 	}

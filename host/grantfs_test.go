@@ -1,12 +1,14 @@
 package host
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -333,6 +335,113 @@ func TestGrantSpecialFiles(t *testing.T) {
 	})
 	if d := time.Since(start); d > 4*time.Second {
 		t.Errorf("opening a FIFO took %s", d)
+	}
+}
+
+// TestGrantMoveRace: two instances of one plugin race: one moves p/up to
+// the top of the folder (after making good/up a plain file), the other
+// re-points the link p between good and a/b/c, whose "up" is a link
+// climbing three levels (../../..: the folder itself). Were the check of
+// what is moved and the move itself apart, the climbing link would land at
+// the top of the folder, pointing three levels above it.
+func TestGrantMoveRace(t *testing.T) {
+	h := newTestHost(t)
+	_, grant := fsTree(t)
+	if err := os.MkdirAll(filepath.Join(grant, "good"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(grant, "good", "up"), []byte("plain"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("good", filepath.Join(grant, "p")); err != nil {
+		t.Fatal(err)
+	}
+	path := testplugins.Source(t, filepath.Join(testplugins.Root(t), "plugins", "testdata", "hostile", "fsops"))
+	p := loadPlugin(t, h, path, Config{Grants: abi.Grants{Dirs: []abi.DirGrant{{Host: grant, Guest: "/data", Write: true}}}})
+	var mover, swapper []fsOp
+	for i := range 1000 {
+		mover = append(mover, fsOp{Op: "write", Path: "/data/good/up"}, fsOp{Op: "rename", Path: "/data/p/up", To: fmt.Sprintf("/data/stolen-%d", i)})
+		swapper = append(swapper,
+			fsOp{Op: "remove", Path: "/data/p"}, fsOp{Op: "symlink", Path: "/data/p", To: "a/b/c"},
+			fsOp{Op: "remove", Path: "/data/p"}, fsOp{Op: "symlink", Path: "/data/p", To: "good"})
+	}
+	var wg sync.WaitGroup
+	for _, ops := range [][]fsOp{mover, swapper} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in, _ := json.Marshal(map[string]any{"ops": ops})
+			req, _ := json.Marshal(abi.CallRequest{ABI: abi.Version, Tool: "fsops", Input: in})
+			if _, err := p.callExport(context.Background(), abi.ExportCall, req, nil, false); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	err := filepath.Walk(grant, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return err
+		}
+		target, _ := os.Readlink(p)
+		if filepath.IsAbs(target) {
+			return nil // the fixture's own absolute links
+		}
+		if rel, _ := filepath.Rel(grant, filepath.Join(filepath.Dir(p), target)); strings.HasPrefix(rel, "..") && filepath.Base(p) != "esc" && filepath.Base(p) != "outlink" && filepath.Base(p) != "dangout" {
+			t.Errorf("after the race, %s -> %s leads out of the grant", p, target)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGrantLinkChains: a path may pass through at most 8 links (as
+// documented); a longer chain fails instead of looping.
+func TestGrantLinkChains(t *testing.T) {
+	h := newTestHost(t)
+	grant := t.TempDir()
+	if err := os.WriteFile(filepath.Join(grant, "target.txt"), []byte("end of chain"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		next := fmt.Sprintf("l%d", i+1)
+		if i == 9 {
+			next = "target.txt"
+		}
+		if err := os.Symlink(next, filepath.Join(grant, fmt.Sprintf("l%d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("loop", filepath.Join(grant, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	runFS(t, h, abi.Grants{Dirs: []abi.DirGrant{{Host: grant, Guest: "/w"}}}, []fsOp{
+		succeeds("read", "/w/l2", "", "end of chain"),
+		fails("read", "/w/l1", ""),
+		fails("read", "/w/loop", ""),
+	})
+}
+
+// TestGrantLargeDir: a listing longer than one fd_readdir buffer arrives
+// whole, across several calls (cookies, rewinds).
+func TestGrantLargeDir(t *testing.T) {
+	h := newTestHost(t)
+	grant := t.TempDir()
+	const n = 700
+	for i := range n {
+		if err := os.WriteFile(filepath.Join(grant, fmt.Sprintf("file-with-a-longish-name-%04d.txt", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := runFS(t, h, abi.Grants{Dirs: []abi.DirGrant{{Host: grant, Guest: "/w"}}}, []fsOp{
+		succeeds("readdir", "/w", "", "file-with-a-longish-name-0699.txt"),
+		succeeds("readdir", "/w", "", "file-with-a-longish-name-0000.txt"),
+	})
+	for _, r := range res {
+		if got := len(strings.Split(r.Data, ",")); got != n {
+			t.Errorf("listed %d entries, want %d", got, n)
+		}
 	}
 }
 

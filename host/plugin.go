@@ -67,6 +67,9 @@ type Host struct {
 	// noTimeout leaves out the termination checks that per-call timeouts
 	// compile into the guest (for the benchmark that measures their cost).
 	noTimeout bool
+	// folderLocks serialise name changes in each granted folder across
+	// all instances (see grantFS).
+	folderLocks folderLocks
 }
 
 // New returns a host.
@@ -199,7 +202,7 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg Config) (*Plugin, erro
 	}
 	// The granted folders must exist now: an instance made later (the
 	// schema may come from the cache) would fail every call instead.
-	gs, err := openGrants(cfg.Grants.Dirs)
+	gs, err := h.openGrants(cfg.Grants.Dirs)
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", name, err)
 	}
@@ -483,7 +486,7 @@ type instance struct {
 }
 
 func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
-	grants, err := openGrants(p.grants.Dirs)
+	grants, err := p.host.openGrants(p.grants.Dirs)
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", p.Name, err)
 	}
