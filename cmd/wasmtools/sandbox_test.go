@@ -13,6 +13,11 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/sandbox"
+	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/builtin"
 )
 
 // needSandbox skips a test when the binary reports that this kernel has
@@ -297,5 +302,35 @@ func TestSandboxList(t *testing.T) {
 		if r := runBinary(t, nil, "", cmd, "--help"); !strings.Contains(r.stdout, "-sandbox") {
 			t.Errorf("%s --help lacks --sandbox", cmd)
 		}
+	}
+}
+
+// BenchmarkSandboxExecWasmtools measures what the sandbox adds to a
+// command when the helper is the wasmtools binary (as under serve, and
+// for an embedder whose sandbox.Options.Helper names a wasmtools
+// binary): `true` run unconfined, then confined.
+func BenchmarkSandboxExecWasmtools(b *testing.B) {
+	work := b.TempDir()
+	ctx := toolkit.WithRuntime(context.Background(), &toolkit.Runtime{Permission: &permission.Context{Mode: permission.ModeDefault, WorkingDirs: []string{work}}})
+	on, err := sandbox.New(sandbox.Options{Mode: sandbox.ModeRequired, Helper: binary})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !on.Status().Supported {
+		b.Skipf("SKIPPED: %s", on.Status().Reason)
+	}
+	for _, bc := range []struct {
+		name string
+		sb   *sandbox.Sandbox
+	}{{"unconfined", nil}, {"confined", on}} {
+		b.Run(bc.name, func(b *testing.B) {
+			be := &builtin.LocalBackend{Shell: "/bin/sh", Sandbox: bc.sb}
+			for b.Loop() {
+				res, err := be.Exec(ctx, builtin.ExecRequest{Command: "true", Dir: work}, nil)
+				if err != nil || res.ExitCode != 0 {
+					b.Fatal(res, err)
+				}
+			}
+		})
 	}
 }
