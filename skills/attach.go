@@ -2,6 +2,7 @@ package skills
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/wasmtools/wasmtools/toolkit"
@@ -14,15 +15,24 @@ import (
 func Attach(tk *toolkit.Toolkit, lib *Library) (*Viewer, error) {
 	v := NewViewer(lib, tk)
 	var mu sync.Mutex // orders reconciles from concurrent library changes
+	listed := ""      // the skill names the registered viewer's spec lists
 	reconcile := func() error {
 		mu.Lock()
 		defer mu.Unlock()
 		_, registered := tk.Tool(ViewerName)
-		want := len(lib.snap.Load().skills) > 0
+		names := strings.Join(skillNames(lib.Skills()), "\x00")
+		want := names != ""
 		switch {
 		case want && !registered:
+			listed = names
 			return tk.Register(v)
+		case want && names != listed:
+			// The spec names the skills: register again so the toolkit
+			// (and MCP clients, told the list changed) see the new one.
+			listed = names
+			return tk.Register(v, toolkit.Replacing())
 		case !want && registered:
+			listed = ""
 			return tk.Unregister(ViewerName)
 		}
 		return nil

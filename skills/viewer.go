@@ -46,13 +46,47 @@ type Viewer struct {
 // inactive group are invisible) and which groups exist.
 func NewViewer(lib *Library, tk *toolkit.Toolkit) *Viewer { return &Viewer{lib: lib, tk: tk} }
 
-// Spec implements toolkit.Tool.
+// maxEnumSkills is how many skill names the viewer's schema lists; past
+// it the schema takes any name (the description still lists the first).
+const maxEnumSkills = 200
+
+// Spec implements toolkit.Tool. The description names the skills loaded
+// now and the schema's "skill" takes exactly their names, so a model sees
+// which exist without reading the system prompt; Attach registers the
+// viewer again when the library changes, so both follow hot reloads.
 func (v *Viewer) Spec() toolkit.Spec {
+	desc := "Reads a skill: its SKILL.md instructions, or another file of the skill given by path. " +
+		"Skills are not tools: read a skill before doing the task it describes, then follow it."
+	schema := viewerSchema
+	if v.lib != nil {
+		// Skills of a tool group are hidden while it is inactive: only the
+		// others are named, and the names constrain the schema only when
+		// there are no others.
+		all := v.lib.Skills()
+		var visible []Skill
+		for _, s := range all {
+			if s.Group == "" {
+				visible = append(visible, s)
+			}
+		}
+		names := skillNames(visible)
+		if len(names) > 0 {
+			shown := names
+			if len(shown) > 40 {
+				shown = append(shown[:40:40], fmt.Sprintf("and %d more", len(names)-40))
+			}
+			desc += " Skills: " + strings.Join(shown, ", ") + "."
+		}
+		if len(names) > 0 && len(names) == len(all) && len(names) <= maxEnumSkills {
+			if b, err := viewerSchemaWithNames(names); err == nil {
+				schema = b
+			}
+		}
+	}
 	return toolkit.Spec{
-		Name: ViewerName,
-		Description: "Reads a skill: its SKILL.md instructions, or another file of the skill given by path. " +
-			"Skills are not tools: read a skill before doing the task it describes, then follow it.",
-		InputSchema: viewerSchema,
+		Name:        ViewerName,
+		Description: desc,
+		InputSchema: schema,
 		// Not concurrency-safe: activating a skill's group reads and
 		// writes the session's active groups, as reset_tools does.
 		ConcurrencySafe: false,
@@ -61,6 +95,28 @@ func (v *Viewer) Spec() toolkit.Spec {
 		StateInjected:   true,
 		Source:          toolkit.Source{Kind: toolkit.SourceMeta, Name: "skills"},
 	}
+}
+
+// skillNames returns the names of skills.
+func skillNames(list []Skill) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// viewerSchemaWithNames is the viewer's schema with "skill" limited to
+// names.
+func viewerSchemaWithNames(names []string) (json.RawMessage, error) {
+	var schema map[string]any
+	if err := json.Unmarshal(viewerSchema, &schema); err != nil {
+		return nil, err
+	}
+	props := schema["properties"].(map[string]any)
+	skill := props["skill"].(map[string]any)
+	skill["enum"] = names
+	return json.Marshal(schema)
 }
 
 // CheckPermissions implements toolkit.Tool: reading a skill is always

@@ -17,6 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wasmtools/wasmtools/skills"
 	"github.com/wasmtools/wasmtools/toolkit"
 	"github.com/wasmtools/wasmtools/toolkit/mcp"
 )
@@ -100,7 +101,12 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer closeTools()
-	srv := mcp.NewServer(tk, mcp.ServerOptions{Name: "wasmtools", Version: versionString(), Logger: e.log})
+	sopts := mcp.ServerOptions{Name: "wasmtools", Version: versionString(), Logger: e.log}
+	if lib := pf.library; lib != nil {
+		// Each new session learns the skills as they are when it starts.
+		sopts.MoreInstructions = func() string { return skills.Prompt(lib.Skills()) }
+	}
+	srv := mcp.NewServer(tk, sopts)
 	current.Store(srv)
 	if err := srv.Refresh(ctx); err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,6 +157,18 @@ func TestServeSkillsHotReload(t *testing.T) {
 
 	writeSkill(t, skillDir, "xlsx", "Spreadsheets.", "cells")
 	waitFor("added skill", func() bool { text, isErr := view(map[string]any{"skill": "xlsx"}); return !isErr && text == "cells" })
+	// The Skill tool names the skills; a new session's instructions list
+	// them as they are now.
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		if tool.Name == "Skill" && (!strings.Contains(tool.Description, "xlsx") || !strings.Contains(fmt.Sprint(tool.InputSchema), "xlsx")) {
+			t.Errorf("the Skill tool does not name the new skill: %q %v", tool.Description, tool.InputSchema)
+		}
+	}
+
 	waitFor("added skill's prompt", func() bool {
 		p, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "xlsx"})
 		return err == nil && p.Messages[0].Content.(*sdk.TextContent).Text == "cells"
@@ -166,7 +179,8 @@ func TestServeSkillsHotReload(t *testing.T) {
 	}
 	waitFor("deleted skill", func() bool {
 		text, isErr := view(map[string]any{"skill": "xlsx"})
-		return isErr && strings.Contains(text, "available skills: pdf")
+		// The schema's enum, or the viewer itself, names what exists.
+		return isErr && (strings.Contains(text, "available skills: pdf") || strings.Contains(text, "must be 'pdf'"))
 	})
 	if _, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "xlsx"}); err == nil {
 		t.Error("the deleted skill is still a prompt")
@@ -182,7 +196,11 @@ func TestServeNoWatch(t *testing.T) {
 	writeSkill(t, skillDir, "xlsx", "Spreadsheets.", "cells")
 	time.Sleep(300 * time.Millisecond) // several debounce periods
 	r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "Skill", Arguments: map[string]any{"skill": "xlsx"}})
-	if err != nil || !r.IsError || !strings.Contains(resultText(r), "available skills: pdf") {
+	if err != nil || !r.IsError || !strings.Contains(resultText(r), "available skills: pdf") && !strings.Contains(resultText(r), "must be 'pdf'") {
 		t.Errorf("a skill added under --no-watch was loaded: %v %q", err, resultText(r))
+	}
+	// The session's instructions list the skills loaded when it began.
+	if ins := cs.InitializeResult().Instructions; !strings.Contains(ins, "pdf") || !strings.Contains(ins, "PDF files.") {
+		t.Errorf("the session's instructions do not list the skills: %q", ins)
 	}
 }

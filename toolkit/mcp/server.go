@@ -26,6 +26,10 @@ type ServerOptions struct {
 	Name, Version string
 	// Instructions are sent to clients at initialisation.
 	Instructions string
+	// MoreInstructions, when set, is called at each initialisation and its
+	// text appended to Instructions: what changes while the server runs
+	// (the skills prompt fragment) reaches each new session as it is then.
+	MoreInstructions func() string
 	// Logger receives the server's logs; nil means slog.Default(). It must
 	// not write to standard output when serving over stdio.
 	Logger *slog.Logger
@@ -65,8 +69,36 @@ func NewServer(tk *toolkit.Toolkit, opts ServerOptions) *Server {
 		Instructions: opts.Instructions,
 		Logger:       s.log,
 	})
-	s.sdk.AddReceivingMiddleware(s.sessionToolList)
+	s.sdk.AddReceivingMiddleware(s.sessionToolList, s.instructions)
 	return s
+}
+
+// instructions fills the initialize result's instructions with the
+// current MoreInstructions.
+func (s *Server) instructions(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		res, err := next(ctx, method, req)
+		if err != nil || s.opts.MoreInstructions == nil {
+			return res, err
+		}
+		// "initialize" on the older protocol versions, "server/discover"
+		// on the newer ones.
+		switch r := res.(type) {
+		case *sdk.InitializeResult:
+			if more := s.opts.MoreInstructions(); more != "" {
+				cp := *r
+				cp.Instructions = strings.TrimSpace(r.Instructions + "\n\n" + more)
+				return &cp, nil
+			}
+		case *sdk.DiscoverResult:
+			if more := s.opts.MoreInstructions(); more != "" {
+				cp := *r
+				cp.Instructions = strings.TrimSpace(r.Instructions + "\n\n" + more)
+				return &cp, nil
+			}
+		}
+		return res, nil
+	}
 }
 
 // sessionToolList narrows tools/list to what the asking session sees: the
