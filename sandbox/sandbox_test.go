@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -352,8 +353,16 @@ func TestModes(t *testing.T) {
 		!strings.Contains(err.Error(), "required") || !strings.Contains(err.Error(), "no Landlock (test)") || !strings.Contains(err.Error(), "Nothing was run") {
 		t.Errorf("required without Landlock: %v, %v", c, err)
 	}
-	if c, err := noLandlock(ModeAuto).Confine(cmd, Policy{}); c != nil || err != nil {
-		t.Errorf("auto without Landlock: %v, %v", c, err)
+	var logged bytes.Buffer
+	auto := noLandlock(ModeAuto)
+	auto.log = slog.New(slog.NewTextHandler(&logged, nil))
+	for range 3 {
+		if c, err := auto.Confine(cmd, Policy{}); c != nil || err != nil {
+			t.Errorf("auto without Landlock: %v, %v", c, err)
+		}
+	}
+	if n := strings.Count(logged.String(), "without the OS sandbox"); n != 1 || !strings.Contains(logged.String(), "no Landlock (test)") {
+		t.Errorf("auto without Landlock logs once, with the reason: %d times:\n%s", n, logged.String())
 	}
 	if c, err := newSandbox(t, Options{Mode: ModeOff}).Confine(cmd, Policy{}); c != nil || err != nil {
 		t.Errorf("off: %v, %v", c, err)

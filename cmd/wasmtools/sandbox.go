@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -19,7 +21,8 @@ type configSandbox struct {
 	// every command, not only in explore mode.
 	Network onOff `yaml:"network"`
 	// Writable are more files and folders every command may change
-	// (not in explore mode); relative to the configuration file.
+	// (not in explore mode); relative to the configuration file, or to
+	// the home directory when they start with ~/.
 	Writable []string `yaml:"writable"`
 }
 
@@ -87,6 +90,13 @@ func (p *permFlags) newSandbox(log *slog.Logger) (*sandbox.Sandbox, error) {
 		}
 		opts.NoNetwork = c.Sandbox.Network == "off"
 		for _, w := range c.Sandbox.Writable {
+			if rest, ok := strings.CutPrefix(w, "~/"); ok {
+				home, err := os.UserHomeDir()
+				if err != nil {
+					return nil, fmt.Errorf("%s: sandbox.writable %s: %w", c.file, w, err)
+				}
+				w = filepath.Join(home, rest)
+			}
 			opts.Writable = append(opts.Writable, c.rel(w))
 		}
 	}

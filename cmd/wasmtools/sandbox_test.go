@@ -239,7 +239,7 @@ func TestSandboxNetworkConfig(t *testing.T) {
 func TestSandboxList(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "wasmtools.yaml")
-	if err := os.WriteFile(cfg, []byte("sandbox:\n  mode: required\n  network: off\n  writable: [cache, /abs/path]\n"), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte("sandbox:\n  mode: required\n  network: off\n  writable: [cache, /abs/path, ~/.cache]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	type status struct {
@@ -271,7 +271,9 @@ func TestSandboxList(t *testing.T) {
 		t.Errorf("--sandbox off: %+v", off)
 	}
 	got := list("--config", cfg)
-	if got.Mode != "required" || got.Network != "off" || len(got.Writable) != 2 || got.Writable[0] != filepath.Join(dir, "cache") || got.Writable[1] != "/abs/path" {
+	home, _ := os.UserHomeDir()
+	if got.Mode != "required" || got.Network != "off" || len(got.Writable) != 3 || got.Writable[0] != filepath.Join(dir, "cache") || got.Writable[1] != "/abs/path" ||
+		got.Writable[2] != filepath.Join(home, ".cache") {
 		t.Errorf("configured: %+v", got)
 	}
 	if flag := list("--config", cfg, "--sandbox", "AUTO"); flag.Mode != "auto" || flag.Network != "off" {

@@ -235,6 +235,15 @@ func TestSandboxNetwork(t *testing.T) {
 	if resp.State != toolkit.StateError || strings.Contains(resp.Text(), "hello") || !strings.Contains(resp.Text(), "network off") {
 		t.Errorf("network off: %s %s", resp.State, resp.Text())
 	}
+	// In explore mode the network is off whatever the configuration says
+	// (a command the analysis wrongly took for read-only, like pip list
+	// --index-url once, reaches nothing).
+	ctx := toolkit.WithRuntime(t.Context(), &toolkit.Runtime{Permission: &permission.Context{Mode: permission.ModeExplore, WorkingDirs: []string{work}}})
+	var out strings.Builder
+	res, err := (&LocalBackend{Sandbox: on}).Exec(ctx, ExecRequest{Command: connect, Dir: work}, func(_ Stream, b []byte) { out.Write(b) })
+	if err != nil || res.ExitCode == 0 || strings.Contains(out.String(), "hello") || !strings.Contains(out.String(), "network off") {
+		t.Errorf("explore: exit %d, %v: %s", res.ExitCode, err, out.String())
+	}
 }
 
 // TestSandboxExplore: in explore mode a read-only command runs, confined
