@@ -88,11 +88,12 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	// Folder watchers may report changes before the server exists, hence
 	// the atomic pointer.
 	var current atomic.Pointer[mcp.Server]
-	onChange := func(toolkit.Change) {
+	onChange := func(ch toolkit.Change) {
 		if srv := current.Load(); srv != nil {
 			if err := srv.Refresh(context.Background()); err != nil {
 				e.log.Warn("tool list refresh failed", "err", err)
 			}
+			srv.LogAll("info", "wasmtools.reload", map[string]any{"added": ch.Added, "removed": ch.Removed, "replaced": ch.Replaced, "groups_changed": ch.Groups})
 		}
 	}
 	pf.watch = true

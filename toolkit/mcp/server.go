@@ -335,12 +335,13 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	// Skill viewer activating a skill's group): then its tool list changed.
 	groupsBefore, _ := s.tk.ActiveGroups(ctx, sid)
 	var turn *toolkit.Turn
+	var prog *progress
 	if state := req.Params.RequestState; state != "" {
 		p := s.takePending(state, sid)
 		if p == nil {
 			return errorResult("This approval is unknown or has expired; call the tool again."), nil
 		}
-		turn = p.turn
+		turn, prog = p.turn, p.progress
 		if p.external != nil {
 			ans, _ := req.Params.InputResponses[askInputID].(*sdk.ElicitResult)
 			if err := turn.SubmitResult(p.callID, answerFrom(ans, p.external)); err != nil {
@@ -354,17 +355,22 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 		}
 	} else {
 		var err error
+		prog = &progress{}
 		turn, err = s.tk.NewTurn(ctx, sid, []toolkit.Call{{Name: req.Params.Name, Arguments: string(req.Params.Arguments)}},
-			toolkit.TurnOptions{Accept: acceptedMedia})
+			toolkit.TurnOptions{Accept: acceptedMedia, OnEvent: prog.event})
 		if err != nil {
 			return nil, err
 		}
 	}
+	// Progress goes to this request: a resumed call reports to the retry.
+	prog.to(ctx, req.Session, req.Params.GetProgressToken())
+	defer prog.to(nil, nil, nil)
 	for range 8 { // an edited input can be asked about again; bound the loop
 		if err := turn.Run(ctx); err != nil {
 			return nil, err
 		}
 		out := turn.Outcomes()[0]
+		s.logOutcome(ctx, req.Session, out)
 		switch out.Status {
 		case toolkit.StatusDone:
 			if after, err := s.tk.ActiveGroups(ctx, sid); err == nil && !slices.Equal(groupsBefore, after) {
@@ -378,7 +384,7 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 				}
 				continue
 			}
-			token := s.putPending(sid, out.Call.ID, turn, out.Confirmation.Decision)
+			token := s.putPending(sid, out.Call.ID, turn, out.Confirmation.Decision, prog)
 			return &sdk.CallToolResult{
 				InputRequests: sdk.InputRequestMap{confirmInputID: elicitation(out.Confirmation)},
 				RequestState:  token,
@@ -388,7 +394,7 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 			if out.Call.Name != builtin.AskUserName || err != nil || !canElicit(req.Session) {
 				return errorResult(fmt.Sprintf("%s needs the user, and this MCP client cannot ask them (it does not support elicitation).", out.Call.Name)), nil
 			}
-			token := s.putPending(sid, out.Call.ID, turn, permission.Decision{})
+			token := s.putPending(sid, out.Call.ID, turn, permission.Decision{}, prog)
 			s.mu.Lock()
 			s.pending[token].external = questions
 			s.mu.Unlock()
@@ -413,6 +419,7 @@ const pendingTTL = 15 * time.Minute
 const maxPending = 1024
 
 type pending struct {
+	progress *progress
 	session  string
 	callID   string
 	turn     *toolkit.Turn
@@ -476,7 +483,7 @@ func answerFrom(res *sdk.ElicitResult, questions []builtin.AskUserQuestion) *too
 	return builtin.AskUserAnswer(answers)
 }
 
-func (s *Server) putPending(session, callID string, turn *toolkit.Turn, d permission.Decision) string {
+func (s *Server) putPending(session, callID string, turn *toolkit.Turn, d permission.Decision, prog *progress) string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	token := hex.EncodeToString(b[:])
@@ -488,7 +495,7 @@ func (s *Server) putPending(session, callID string, turn *toolkit.Turn, d permis
 			delete(s.pending, k)
 		}
 	}
-	s.pending[token] = &pending{session: session, callID: callID, turn: turn, decision: d, expires: now.Add(pendingTTL)}
+	s.pending[token] = &pending{session: session, callID: callID, turn: turn, decision: d, expires: now.Add(pendingTTL), progress: prog}
 	return token
 }
 
@@ -596,4 +603,84 @@ func toResult(r *toolkit.Response) *sdk.CallToolResult {
 
 func errorResult(msg string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}
+}
+
+// progress sends notifications/progress for a call whose request carried
+// a progress token: one per chunk the call streams (a Bash output line,
+// a plugin chunk), with the chunk's text, cut, as the message.
+type progress struct {
+	mu    sync.Mutex
+	ctx   context.Context
+	ss    *sdk.ServerSession
+	token any
+	n     float64
+}
+
+// maxProgressMessage bounds a progress message.
+const maxProgressMessage = 200
+
+// to points the notifications at a request (nil: nowhere).
+func (p *progress) to(ctx context.Context, ss *sdk.ServerSession, token any) {
+	p.mu.Lock()
+	p.ctx, p.ss, p.token = ctx, ss, token
+	p.mu.Unlock()
+}
+
+// event is the turn's OnEvent.
+func (p *progress) event(ev toolkit.Event) {
+	if ev.Kind != toolkit.EventChunk || ev.Chunk == nil {
+		return
+	}
+	p.mu.Lock()
+	ctx, ss, token := p.ctx, p.ss, p.token
+	if token == nil || ss == nil {
+		p.mu.Unlock()
+		return
+	}
+	p.n++
+	n := p.n
+	p.mu.Unlock()
+	var text strings.Builder
+	for _, b := range ev.Chunk.Content {
+		if b.Type == toolkit.BlockText {
+			text.WriteString(b.Text)
+		}
+	}
+	msg := strings.TrimSpace(text.String())
+	if r := []rune(msg); len(r) > maxProgressMessage {
+		msg = string(r[:maxProgressMessage]) + "…"
+	}
+	_ = ss.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: n, Message: msg})
+}
+
+// logOutcome tells the client, through MCP logging (at the level it set
+// with logging/setLevel), how the permission engine and the call went.
+func (s *Server) logOutcome(ctx context.Context, ss *sdk.ServerSession, out toolkit.Outcome) {
+	var level sdk.LoggingLevel
+	data := map[string]any{"tool": out.Call.Name}
+	switch {
+	case out.Status == toolkit.StatusNeedsConfirmation && out.Confirmation != nil:
+		level = "info"
+		data["decision"] = "ask"
+		data["reason"] = out.Confirmation.Decision.Reason
+		data["bypass_immune"] = out.Confirmation.Decision.BypassImmune
+	case out.Status == toolkit.StatusDone && out.Response != nil && out.Response.State == toolkit.StateDenied:
+		level = "warning"
+		data["decision"] = "deny"
+		data["message"] = out.Response.Text()
+	case out.Status == toolkit.StatusDone && out.Response != nil:
+		level = "debug"
+		data["state"] = string(out.Response.State)
+	default:
+		return
+	}
+	_ = ss.Log(ctx, &sdk.LoggingMessageParams{Level: level, Logger: "wasmtools.permission", Data: data})
+}
+
+// LogAll sends a log message to every session (at the level each set):
+// hot-reload events, for instance.
+func (s *Server) LogAll(level sdk.LoggingLevel, logger string, data any) {
+	for ss := range s.sdk.Sessions() {
+		_ = ss.Log(context.Background(), &sdk.LoggingMessageParams{Level: level, Logger: logger, Data: data})
+	}
 }

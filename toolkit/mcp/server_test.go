@@ -136,3 +136,67 @@ func TestSessionsEnd(t *testing.T) {
 	}
 	waitEmpty("abandoned sessions after the idle timeout")
 }
+
+// TestProgressAndLogging: a call with a progress token gets a
+// notifications/progress per chunk it streams; a client that set a log
+// level hears how the permission engine decided.
+func TestProgressAndLogging(t *testing.T) {
+	dir := t.TempDir()
+	tk := toolkit.New(toolkit.Options{Permission: permission.Context{Mode: permission.ModeBypass, WorkingDirs: []string{dir}, Cwd: dir,
+		Deny: []permission.Rule{permission.MustParseRule("Bash(rm:*)")}}})
+	if err := tk.Register(builtin.NewBash(builtin.BashOptions{})); err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(tk, ServerOptions{})
+	if err := srv.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, nil))
+	defer hs.Close()
+	var mu sync.Mutex
+	var progress []string
+	var logs []any
+	client := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+			mu.Lock()
+			progress = append(progress, r.Params.Message)
+			mu.Unlock()
+		},
+		LoggingMessageHandler: func(_ context.Context, r *sdk.LoggingMessageRequest) {
+			mu.Lock()
+			logs = append(logs, r.Params.Data)
+			mu.Unlock()
+		},
+	})
+	ctx := context.Background()
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: hs.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if err := cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "debug"}); err != nil {
+		t.Fatal(err)
+	}
+	params := &sdk.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "echo one; sleep 0.2; echo two"}}
+	params.SetProgressToken("p1")
+	if _, err := cs.CallTool(ctx, params); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "rm -f x"}}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		got, nlogs := strings.Join(progress, "|"), len(logs)
+		logText := fmt.Sprint(logs)
+		mu.Unlock()
+		if strings.Contains(got, "one") && strings.Contains(got, "two") && nlogs >= 2 && strings.Contains(logText, "deny") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("progress %q, logs %s", got, logText)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
