@@ -45,6 +45,7 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[*sdk.ServerSession]string
 	running  map[*runningCall]struct{} // calls in progress, for Shutdown
+	changed  map[string]bool           // sessions owed a tools/list_changed
 	calls    sync.WaitGroup
 	pending  map[string]*pending // calls waiting for confirmation, by request state
 	seq      atomic.Uint64
@@ -61,7 +62,7 @@ func NewServer(tk *toolkit.Toolkit, opts ServerOptions) *Server {
 		opts.Version = "dev"
 	}
 	s := &Server{tk: tk, opts: opts, log: opts.Logger, sessions: map[*sdk.ServerSession]string{}, tools: map[string]bool{}, pending: map[string]*pending{},
-		running: map[*runningCall]struct{}{}}
+		running: map[*runningCall]struct{}{}, changed: map[string]bool{}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -70,7 +71,30 @@ func NewServer(tk *toolkit.Toolkit, opts ServerOptions) *Server {
 		Logger:       s.log,
 	})
 	s.sdk.AddReceivingMiddleware(s.sessionToolList, s.instructions)
+	s.sdk.AddSendingMiddleware(s.onlyChangedSessions)
 	return s
+}
+
+// onlyChangedSessions lets notifications/tools/list_changed through only
+// to the sessions whose tool list changed: one session's reset_tools is
+// news to no other. A session the server has not mapped yet has not
+// listed its tools, and hears every change.
+func (s *Server) onlyChangedSessions(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if method == "notifications/tools/list_changed" {
+			if ss, ok := req.GetSession().(*sdk.ServerSession); ok {
+				s.mu.Lock()
+				id, known := s.sessions[ss]
+				owed := !known || s.changed[id]
+				delete(s.changed, id)
+				s.mu.Unlock()
+				if !owed {
+					return nil, nil
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // instructions fills the initialize result's instructions with the
@@ -162,6 +186,10 @@ func (s *Server) Refresh(ctx context.Context) error {
 	all := toolkit.MCP(defsForAll(s.tk, defs))
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// The toolkit changed for everyone: every session is owed the news.
+	for _, id := range s.sessions {
+		s.changed[id] = true
+	}
 	var stale []string
 	for name := range s.tools {
 		if !seen[name] {
@@ -183,12 +211,14 @@ func (s *Server) Refresh(ctx context.Context) error {
 	return nil
 }
 
-// announceToolsChanged sends notifications/tools/list_changed: the SDK
-// sends it when a tool is (re)added, so reset_tools is added again as it
-// is. Every session is told; each lists its own tools again.
-func (s *Server) announceToolsChanged() {
+// announceToolsChanged sends notifications/tools/list_changed to one
+// session, whose active groups changed: the SDK sends it when a tool is
+// (re)added, so reset_tools is added again as it is, and the sending
+// middleware (onlyChangedSessions) lets it through to that session only.
+func (s *Server) announceToolsChanged(session string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.changed[session] = true
 	for _, info := range s.tk.Tools() {
 		if info.Spec.Name != toolkit.ResetToolsName {
 			continue
@@ -248,6 +278,7 @@ func (s *Server) endWhenClosed(ss *sdk.ServerSession, id string) {
 	_ = ss.Wait()
 	s.mu.Lock()
 	delete(s.sessions, ss)
+	delete(s.changed, id)
 	for token, p := range s.pending {
 		if p.session == id {
 			delete(s.pending, token)
@@ -374,7 +405,7 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 		switch out.Status {
 		case toolkit.StatusDone:
 			if after, err := s.tk.ActiveGroups(ctx, sid); err == nil && !slices.Equal(groupsBefore, after) {
-				s.announceToolsChanged()
+				s.announceToolsChanged(sid)
 			}
 			return toResult(out.Response), nil
 		case toolkit.StatusNeedsConfirmation:

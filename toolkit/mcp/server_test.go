@@ -200,3 +200,67 @@ func TestProgressAndLogging(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestListChangedPerSession: one session's reset_tools is announced to
+// that session only; a change of the toolkit to every session.
+func TestListChangedPerSession(t *testing.T) {
+	tk := toolkit.New(toolkit.Options{Permission: permission.Context{Mode: permission.ModeDefault}})
+	if err := tk.AddGroup(toolkit.Group{Name: "extra", Description: "Extra tools."}); err != nil {
+		t.Fatal(err)
+	}
+	tasks := builtin.TaskTools()
+	if err := tk.Register(tasks[0], toolkit.InGroup("extra")); err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(tk, ServerOptions{})
+	if err := srv.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, nil))
+	defer hs.Close()
+	ctx := context.Background()
+	connect := func() (*sdk.ClientSession, chan struct{}) {
+		heard := make(chan struct{}, 8)
+		client := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "1"}, &sdk.ClientOptions{
+			ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { heard <- struct{}{} },
+		})
+		cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: hs.URL}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cs.ListTools(ctx, nil); err != nil { // the server now knows the session
+			t.Fatal(err)
+		}
+		return cs, heard
+	}
+	a, heardA := connect()
+	defer a.Close()
+	b, heardB := connect()
+	defer b.Close()
+	if _, err := a.CallTool(ctx, &sdk.CallToolParams{Name: toolkit.ResetToolsName, Arguments: map[string]any{"extra": true}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-heardA:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the session that called reset_tools was not told its list changed")
+	}
+	select {
+	case <-heardB:
+		t.Fatal("another session was told of a reset_tools that changed nothing for it")
+	case <-time.After(500 * time.Millisecond):
+	}
+	if err := tk.Register(tasks[1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for name, heard := range map[string]chan struct{}{"a": heardA, "b": heardB} {
+		select {
+		case <-heard:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("session %s was not told the toolkit changed", name)
+		}
+	}
+}
