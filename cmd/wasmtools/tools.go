@@ -204,6 +204,7 @@ func loadPlugins(ctx context.Context, e *env, tk *toolkit.Toolkit, pf *permFlags
 	watch := pf.watch && !pf.noWatch
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	var folders []*host.Folder
+	var foldersMu sync.Mutex // background loads append to folders
 	var watches sync.WaitGroup
 	closeAll := func() {
 		stopWatching()
@@ -219,19 +220,34 @@ func loadPlugins(ctx context.Context, e *env, tk *toolkit.Toolkit, pf *permFlags
 			closeAll()
 			return nil, fmt.Errorf("--plugins %s: not a folder", dir)
 		}
-		f, err := h.OpenFolder(ctx, tk, dir, host.FolderOptions{Config: grants, Group: cfg.pluginGroup()})
+		opts := host.FolderOptions{Config: grants, Group: cfg.pluginGroup()}
+		if watch {
+			// serve: the MCP handshake never waits for compiles. The
+			// folder loads in the background (modules whose compiled code
+			// is cached in moments, others as they compile) and its tools
+			// appear with notifications/tools/list_changed.
+			watches.Go(func() {
+				f, err := h.OpenFolder(watchCtx, tk, dir, opts)
+				if err != nil {
+					e.log.Error("plugin folder not loaded", "dir", dir, "err", err)
+					return
+				}
+				foldersMu.Lock()
+				folders = append(folders, f)
+				foldersMu.Unlock()
+				e.log.Info("plugin folder loaded", "dir", dir, "failed", len(f.Failed()))
+				if err := f.Watch(watchCtx); err != nil {
+					e.log.Warn("plugin folder not watched; restart to pick up changes", "dir", dir, "err", err)
+				}
+			})
+			continue
+		}
+		f, err := h.OpenFolder(ctx, tk, dir, opts)
 		if err != nil {
 			closeAll()
 			return nil, fmt.Errorf("--plugins %s: %w", dir, err)
 		}
 		folders = append(folders, f)
-		if watch {
-			watches.Go(func() {
-				if err := f.Watch(watchCtx); err != nil {
-					e.log.Warn("plugin folder not watched; restart to pick up changes", "dir", dir, "err", err)
-				}
-			})
-		}
 	}
 	pf.folders = folders
 	return closeAll, nil
