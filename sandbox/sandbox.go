@@ -320,7 +320,7 @@ func (c *Confinement) Started(ctx context.Context) error {
 	case strings.HasPrefix(line, "ok"):
 		return nil
 	case strings.HasPrefix(line, "error "):
-		return fmt.Errorf("the OS sandbox could not be applied: %s. Nothing was run", strings.TrimPrefix(line, "error "))
+		return fmt.Errorf("the OS sandbox could not be applied: %s. Nothing was run. Fix the cause, or set the sandbox mode to off (--sandbox off) to run commands unconfined", strings.TrimPrefix(line, "error "))
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.Is(err, os.ErrDeadlineExceeded):

@@ -422,3 +422,29 @@ func TestInheritedFilesDoNotReachTheCommand(t *testing.T) {
 		t.Errorf("written through an inherited descriptor: %q", b)
 	}
 }
+
+// TestHelperFailsClosed: when Landlock refuses the helper's rules (here
+// the kernel's limit of 16 nested sandboxes), it reports the error and
+// runs nothing.
+func TestHelperFailsClosed(t *testing.T) {
+	needLandlock(t)
+	work := t.TempDir()
+	req := `{"writable": ["` + work + `"], "network": true, "ack": 3}`
+	// Each layer reports on descriptor 3, a copy of standard output.
+	reportOnStdout := []string{"/bin/sh", "-c", `exec 3>&1; exec "$@"`, "sh"}
+	args := reportOnStdout
+	for range 17 {
+		args = append(args, os.Args[0], helperArg, req)
+		args = append(args, reportOnStdout...)
+	}
+	args = append(args, "/bin/sh", "-c", "touch ran")
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = work
+	out, _ := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 126 || strings.Count(string(out), "ok abi=") != 16 || !strings.Contains(string(out), "error landlock_restrict_self") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(work, "ran")); err == nil {
+		t.Error("the command ran although its sandbox could not be applied")
+	}
+}
