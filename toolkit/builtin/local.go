@@ -42,7 +42,10 @@ func (b *LocalBackend) shell() string {
 
 // Exec implements Backend. The command runs in a process group of its
 // own, which is killed as a whole on timeout or cancellation, so no
-// background child outlives it.
+// background child outlives it. With a Sandbox the command runs
+// confined, in a session of its own (no controlling terminal); when it
+// reports a refused access, a note on standard error after its output
+// says what the sandbox allowed and how to ask for an unconfined run.
 func (b *LocalBackend) Exec(ctx context.Context, req ExecRequest, output func(Stream, []byte)) (ExecResult, error) {
 	start := time.Now()
 	runCtx := ctx
@@ -97,11 +100,11 @@ func (b *LocalBackend) Exec(ctx context.Context, req ExecRequest, output func(St
 	waitErr := cmd.Wait()
 
 	res := ExecResult{ExitCode: cmd.ProcessState.ExitCode(), Duration: time.Since(start)}
+	mu.Lock()
 	if line := refused.first(); line != "" && output != nil {
-		mu.Lock()
 		output(Stderr, []byte(refusalNote(conf, line)))
-		mu.Unlock()
 	}
+	mu.Unlock()
 	if req.Timeout > 0 && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 		res.TimedOut = true
 		return res, nil
