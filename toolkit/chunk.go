@@ -54,6 +54,9 @@ type Chunk struct {
 	Last     bool           `json:"is_last,omitempty"`
 	Metadata map[string]any `json:"metadata,omitempty"`
 	ID       string         `json:"id,omitempty"`
+	// Structured is the result as data, matching the tool's
+	// Spec.OutputSchema; the last chunk carrying one sets the response's.
+	Structured any `json:"structured,omitempty"`
 }
 
 // TextChunk returns a running chunk holding one text block.
@@ -88,6 +91,9 @@ type Response struct {
 	State    State          `json:"state"`
 	Content  []Block        `json:"content"`
 	Metadata map[string]any `json:"metadata,omitempty"`
+	// Structured is the result as data, for tools that declare an
+	// OutputSchema (MCP structuredContent); nil when the call failed.
+	Structured any `json:"structured,omitempty"`
 	// Repaired is set when the arguments were not valid JSON and were
 	// repaired. Only a read-only call runs on repaired arguments, and its
 	// content then ends with a note saying so; any other call is not run
@@ -132,6 +138,9 @@ func (r *Response) Fold(c *Chunk) {
 			r.Metadata = make(map[string]any, len(c.Metadata))
 		}
 		maps.Copy(r.Metadata, c.Metadata)
+	}
+	if c.Structured != nil {
+		r.Structured = c.Structured
 	}
 	r.foldState(c.State)
 }

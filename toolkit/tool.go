@@ -43,6 +43,10 @@ type Spec struct {
 	// InputSchema is a JSON Schema for an object; nil means an object with
 	// any properties.
 	InputSchema json.RawMessage
+	// OutputSchema, when set, is a JSON Schema for an object: the
+	// Response.Structured of a successful call (MCP's outputSchema and
+	// structuredContent).
+	OutputSchema json.RawMessage
 
 	// ConcurrencySafe tools may run in parallel with each other.
 	ConcurrencySafe bool

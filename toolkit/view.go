@@ -48,6 +48,7 @@ type Definition struct {
 	Name            string          `json:"name"`
 	Description     string          `json:"description"`
 	InputSchema     json.RawMessage `json:"input_schema"`
+	OutputSchema    json.RawMessage `json:"output_schema,omitempty"`
 	ReadOnly        bool            `json:"read_only"`
 	ConcurrencySafe bool            `json:"concurrency_safe"`
 	External        bool            `json:"external"`
@@ -97,7 +98,7 @@ func definitionOf(s Spec, group string, external bool) Definition {
 		schema = defaultInputSchema
 	}
 	return Definition{
-		Name: s.Name, Description: s.Description, InputSchema: schema,
+		Name: s.Name, Description: s.Description, InputSchema: schema, OutputSchema: s.OutputSchema,
 		ReadOnly: s.ReadOnly, ConcurrencySafe: s.ConcurrencySafe, External: external,
 		Group: group, Source: s.Source,
 	}
@@ -122,10 +123,11 @@ type AnthropicTool struct {
 
 // MCPTool is the Model Context Protocol format of a tool (tools/list).
 type MCPTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-	Annotations *MCPAnnotations `json:"annotations,omitempty"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  *MCPAnnotations `json:"annotations,omitempty"`
 }
 
 // MCPAnnotations are the MCP tool hints wasmtools knows.
@@ -159,7 +161,7 @@ func Anthropic(defs []Definition) []AnthropicTool {
 func MCP(defs []Definition) []MCPTool {
 	out := make([]MCPTool, len(defs))
 	for i, d := range defs {
-		out[i] = MCPTool{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema}
+		out[i] = MCPTool{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema, OutputSchema: d.OutputSchema}
 		if d.ReadOnly {
 			out[i].Annotations = &MCPAnnotations{ReadOnlyHint: true}
 		}

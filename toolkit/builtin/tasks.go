@@ -101,10 +101,15 @@ var taskUpdateSchema = json.RawMessage(`{
 // taskSpec is the Spec shared by the task tools: coordination (allowed in
 // every mode) and state-injected (they work on the session's list).
 func taskSpec(name, description string, schema json.RawMessage, readOnly bool) toolkit.Spec {
+	output := oneTaskOutput
+	if name == "TaskList" {
+		output = taskListOutput
+	}
 	return toolkit.Spec{
-		Name:        name,
-		Description: description,
-		InputSchema: schema,
+		Name:         name,
+		Description:  description,
+		InputSchema:  schema,
+		OutputSchema: output,
 		// Reads may run beside each other; writes go one at a time so that
 		// a TaskUpdate sees the effect of the TaskCreate before it.
 		ConcurrencySafe: readOnly,
@@ -631,9 +636,27 @@ func taskJSON(t toolkit.Task) map[string]any {
 
 func taskChunk(text string, meta map[string]any) *toolkit.Chunk {
 	return &toolkit.Chunk{
-		Content:  []toolkit.Block{toolkit.TextBlock(text)},
-		State:    toolkit.StateSuccess,
-		Last:     true,
-		Metadata: meta,
+		Content:    []toolkit.Block{toolkit.TextBlock(text)},
+		State:      toolkit.StateSuccess,
+		Last:       true,
+		Metadata:   meta,
+		Structured: meta, // the same data, as the output schema describes it
 	}
 }
+
+// taskSchema is the JSON Schema of one task as the task tools return it.
+const taskSchema = `{"type": "object", "properties": {
+    "id": {"type": "string"}, "subject": {"type": "string"}, "description": {"type": "string"},
+    "status": {"type": "string", "enum": ["pending", "in_progress", "completed", "deleted"]},
+    "owner": {"type": "string"}, "blocks": {"type": "array", "items": {"type": "string"}},
+    "blocked_by": {"type": "array", "items": {"type": "string"}}, "metadata": {"type": "object"},
+    "created_at": {"type": "string"}},
+  "required": ["id", "subject", "status", "blocks", "blocked_by"]}`
+
+// Output schemas of the task tools: one task (TaskCreate, TaskGet,
+// TaskUpdate), or the list (TaskList).
+var (
+	oneTaskOutput = json.RawMessage(`{"type": "object", "properties": {"task": ` + taskSchema +
+		`, "changed": {"type": "array", "items": {"type": "string"}}, "deleted": {"type": "boolean"}}, "required": ["task"]}`)
+	taskListOutput = json.RawMessage(`{"type": "object", "properties": {"tasks": {"type": "array", "items": ` + taskSchema + `}}, "required": ["tasks"]}`)
+)

@@ -202,6 +202,9 @@ func (s *Server) Refresh(ctx context.Context) error {
 	}
 	for _, t := range all {
 		tool := &sdk.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+		if len(t.OutputSchema) > 0 {
+			tool.OutputSchema = t.OutputSchema
+		}
 		if t.Annotations != nil {
 			tool.Annotations = &sdk.ToolAnnotations{ReadOnlyHint: t.Annotations.ReadOnlyHint}
 		}
@@ -628,6 +631,9 @@ func toResult(r *toolkit.Response) *sdk.CallToolResult {
 	}
 	if len(r.Metadata) > 0 {
 		res.Meta = sdk.Meta{"wasmtools": r.Metadata}
+	}
+	if r.State == toolkit.StateSuccess && r.Structured != nil {
+		res.StructuredContent = r.Structured
 	}
 	return res
 }

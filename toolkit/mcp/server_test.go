@@ -264,3 +264,47 @@ func TestListChangedPerSession(t *testing.T) {
 		}
 	}
 }
+
+// TestStructuredResults: tools with an output schema announce it, and
+// their results carry structuredContent that matches it.
+func TestStructuredResults(t *testing.T) {
+	tk := toolkit.New(toolkit.Options{})
+	for _, tool := range builtin.TaskTools() {
+		if err := tk.Register(tool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := NewServer(tk, ServerOptions{})
+	if err := srv.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, nil))
+	defer hs.Close()
+	ctx := context.Background()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: hs.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		if strings.HasPrefix(tool.Name, "Task") && tool.OutputSchema == nil {
+			t.Errorf("%s has no outputSchema", tool.Name)
+		}
+	}
+	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "TaskCreate", Arguments: map[string]any{"subject": "s", "description": "d"}}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "TaskList", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := r.StructuredContent.(map[string]any)
+	tasks, _ := m["tasks"].([]any)
+	if !ok || len(tasks) != 1 {
+		t.Fatalf("structuredContent = %#v, want the task list", r.StructuredContent)
+	}
+}
