@@ -109,7 +109,7 @@ func (c *Context) ProtectedRules() []Rule {
 	out := make([]Rule, 0, len(c.Protected))
 	for _, p := range c.Protected {
 		if strings.HasPrefix(p, "/") {
-			out = append(out, Rule{Tool: "Edit", Content: "/" + p})
+			out = append(out, Rule{Tool: "Edit", Content: "/" + p, Host: true})
 		}
 	}
 	return out

@@ -11,6 +11,11 @@ import (
 type Rule struct {
 	Tool    string
 	Content string
+	// Host marks a rule that protects the host's own configuration
+	// (Context.Protected): tools match it on the paths they are sure to
+	// write, not on everything they might, so that guarding a file does
+	// not make every script ask.
+	Host bool `json:"-"`
 }
 
 // ParseRule parses the text form of a rule: "Tool" or "Tool(content)".

@@ -138,6 +138,7 @@ func (a *Analyzer) AnalyzeScript(s *Script, env Env) *Report {
 	a.sensitive(s, env, r)
 	r.CriticalRemovals = a.criticalRemovals(s, env)
 	r.Untrusted = append(r.Untrusted, a.optionInjection(s, env)...)
+	r.Untrusted = append(r.Untrusted, a.localRemoteFolders(s, env)...)
 	if ro {
 		r.Untrusted = append(r.Untrusted, a.plantedGit(s, env)...)
 	}
@@ -359,8 +360,22 @@ func (a *Analyzer) recursiveSensitive(c *Command, env Env) []string {
 	for _, w := range roots {
 		v, known := a.wordPath(w)
 		cwd, _ := a.dirOf(env, c)
-		if !known || w.Glob || pathpolicy.Abs(v, cwd) == "" {
+		if !known || pathpolicy.Abs(v, cwd) == "" {
 			out = append(out, w.Value+" (a tree known only when it runs)")
+			continue
+		}
+		if w.Glob {
+			// Each folder the glob names now is a tree the reader walks.
+			if p, ok := a.paths.GlobMaySensitive(v, cwd); ok {
+				out = append(out, p)
+				continue
+			}
+			for _, m := range pathpolicy.ExpandGlob(v, cwd) {
+				if p, ok := a.paths.TreeSensitive(m, "/", opts); ok {
+					out = append(out, p)
+					break
+				}
+			}
 			continue
 		}
 		if p, ok := a.holdsHome(v, cwd); ok {
@@ -420,7 +435,11 @@ func recursiveReaderOptions(c *Command) (pathpolicy.TreeOptions, bool) {
 		}
 		hidden := u >= 2 || fs.short['.'] || fs.long["hidden"] || fs.long["unrestricted"] || (c.Name == "ag" && (fs.short['u'] || fs.short['U']))
 		follow := fs.short['L'] || fs.long["follow"]
-		return pathpolicy.TreeOptions{Hidden: hidden, FollowLinks: follow, SkipVCS: !hidden}, true
+		ignores := []string{".gitignore", ".ignore", ".rgignore"}
+		if c.Name == "ag" {
+			ignores = []string{".gitignore", ".ignore", ".agignore"}
+		}
+		return pathpolicy.TreeOptions{Hidden: hidden, FollowLinks: follow, SkipVCS: !hidden, IgnoreFiles: ignores}, true
 	case "ack":
 		return pathpolicy.TreeOptions{Hidden: true, FollowLinks: fs.long["follow"], SkipVCS: true}, true
 	case "git":
@@ -655,6 +674,79 @@ func (a *Analyzer) resolve(w Word, cwd string, afterCd bool) (string, bool) {
 func (a *Analyzer) Sensitive(path string) bool {
 	_, ok := a.paths.Sensitive(path)
 	return ok
+}
+
+// outputLongOptions name a file (or folder) a program writes.
+var outputLongOptions = []string{"--output", "--output-file", "--outfile", "--output-document", "--log-file", "--junitxml",
+	"--junit-xml", "--basetemp", "--target-dir", "--out-dir", "--output-dir", "--outdir", "--dest", "--destination"}
+
+// outputShortCommands take -o FILE as their output (compilers, linkers,
+// go build, sort).
+var outputShortCommands = setOf("go", "gcc", "g++", "cc", "c++", "clang", "clang++", "ld", "as", "rustc", "tcc", "zig", "sort", "xz", "zstd")
+
+// OptionOutputsInside reports whether every file a command is told to
+// write by an option (git log --output=F, go build -o F, gcc -o F,
+// pytest --junitxml=F, go test -coverprofile=F) lies inside a working
+// directory: an allow rule for the command does not vouch for where it
+// writes.
+func (a *Analyzer) OptionOutputsInside(s *Script, env Env) bool {
+	for _, c := range s.Commands {
+		if c.Name == "" || readOnly(c) {
+			continue
+		}
+		args := c.Args
+		for i := 0; i < len(args); i++ {
+			v := args[i].Value
+			if v == "--" {
+				break
+			}
+			var target *Word
+			switch {
+			case strings.HasPrefix(v, "--"):
+				name, val, attached := strings.Cut(v, "=")
+				if !hasLong([]string{name}, outputLongOptions...) || len(name) < 5 {
+					continue
+				}
+				if attached {
+					w := args[i]
+					w.Value = val
+					target = &w
+				} else if i+1 < len(args) {
+					target = &args[i+1]
+					i++
+				}
+			case c.Name == "go" && strings.HasPrefix(v, "-"):
+				name, val, attached := strings.Cut(strings.TrimLeft(v, "-"), "=")
+				if name != "o" && !strings.HasSuffix(name, "profile") && name != "trace" && name != "outputdir" {
+					continue
+				}
+				if attached {
+					w := args[i]
+					w.Value = val
+					target = &w
+				} else if i+1 < len(args) {
+					target = &args[i+1]
+					i++
+				}
+			case outputShortCommands[c.Name] && v == "-o" && i+1 < len(args):
+				target = &args[i+1]
+				i++
+			case outputShortCommands[c.Name] && strings.HasPrefix(v, "-o") && len(v) > 2:
+				w := args[i]
+				w.Value = v[2:]
+				target = &w
+			}
+			if target == nil {
+				continue
+			}
+			dir, ok := a.dirOf(env, c)
+			p, known := a.wordPath(*target)
+			if !ok || !known || target.Glob || !a.paths.Inside(p, dir, env.WorkingDirs) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // OutputsInside reports whether every output redirect of the script

@@ -48,6 +48,11 @@ var codeOptions = map[string]codeOption{
 	"emacs":  {long: []string{"--eval", "--load", "--funcall", "--execute"}, short: "lf"},
 	"gdb":    {long: []string{"--eval-command", "--command", "--init-command", "--init-eval-command"}, short: "x"},
 	"docker": {long: []string{"--config"}},
+	// ag runs its pager with popen whether or not output is a terminal;
+	// ack too, and reads .ackrc files (the working directory's
+	// included) unless --noenv.
+	"ag":  {long: []string{"--pager"}},
+	"ack": {long: []string{"--pager", "--env", "--ackrc"}},
 }
 
 // gitCodeOptions are, per git subcommand, the options that run programs.
@@ -193,10 +198,24 @@ func localRepository(sub string, rest []string) string {
 		}
 		ops = ops[1:]
 	}
+	for i, a := range rest {
+		if v, ok := strings.CutPrefix(a, "--repo="); ok {
+			return localPath(v)
+		}
+		if a == "--repo" && i+1 < len(rest) {
+			return localPath(rest[i+1])
+		}
+	}
 	if len(ops) == 0 {
 		return ""
 	}
-	repo := ops[0]
+	return localPath(ops[0])
+}
+
+// localPath returns repo when it names a local path rather than a remote
+// (a URL or host:path); "" otherwise. A bare name may be either a remote
+// or a folder: the analyzer checks the folder (localRemoteFolders).
+func localPath(repo string) string {
 	switch {
 	case strings.HasPrefix(repo, "file:"), strings.HasPrefix(repo, "/"), strings.HasPrefix(repo, "."), strings.HasPrefix(repo, "~"):
 		return repo

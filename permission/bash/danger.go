@@ -521,6 +521,20 @@ func (a *Analyzer) editsInWorkingDirs(s *Script, env Env) bool {
 		if !ok {
 			return false
 		}
+		if c.Name == "cp" || c.Name == "mv" {
+			// A source lands at DEST/basename(source), which may already
+			// be a link pointing out of the working directories.
+			if ops := operands(c); len(ops) >= 2 {
+				for _, src := range ops[:len(ops)-1] {
+					targets = append(targets, intoDir(ops[len(ops)-1], src))
+				}
+			}
+			for _, d := range optionValues(c.Name, c.Values(), 't', "target-directory") {
+				for _, src := range operands(c) {
+					targets = append(targets, intoDir(Word{Raw: d, Value: d}, src))
+				}
+			}
+		}
 		for _, t := range targets {
 			if !a.targetInside(t, env, c.AfterCd) || optionLikeName(t.Value) {
 				return false
@@ -548,10 +562,16 @@ func (a *Analyzer) editsInWorkingDirs(s *Script, env Env) bool {
 	return linkers == 0 || writes == 1
 }
 
-// optionLikeName reports a path whose last part starts with "-": a file
-// that a later glob turns into an option.
+// optionLikeName reports a path with a part that starts with "-": a file
+// or folder that a later glob turns into an option (mkdir -p
+// ./--pre=sh/x makes "--pre=sh" for `rg x *`).
 func optionLikeName(p string) bool {
-	return strings.HasPrefix(filepath.Base(p), "-")
+	for _, part := range strings.Split(p, "/") {
+		if strings.HasPrefix(part, "-") {
+			return true
+		}
+	}
+	return false
 }
 
 // MakesLinks reports a script with a command that can create or move

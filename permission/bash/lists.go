@@ -32,6 +32,8 @@ var readOnlyCommands = setOf(
 	// added by DESIGN
 	"cut", "expr", "id", "nl", "paste", "rev", "seq", "tr", "uname", "uniq", "whoami", "numfmt", "tac",
 	"base64", "sort", "sed",
+	// information about the system and checksums
+	"date", "df", "du", "sha256sum", "sha1sum", "sha512sum", "sha224sum", "sha384sum", "md5sum", "cksum", "b2sum", "sum", "diff",
 )
 
 // harmlessVariables may be set in an assignment prefix, or expanded in an
@@ -41,6 +43,9 @@ var harmlessVariables = setOf(
 	"NODE_ENV", "PYTHONUNBUFFERED", "RUST_LOG", "LANG", "TERM", "NO_COLOR", "FORCE_COLOR", "DEBUG",
 	"VERBOSE", "CI", "HOME", "USER", "SHELL", "EDITOR", "PAGER", "TZ", "LC_ALL", "LC_CTYPE", "COLUMNS",
 	"LINES", "CLICOLOR", "CLICOLOR_FORCE",
+	// shown, not run: the last exit status, the argument count, where
+	// programs are looked up, the current folder
+	"?", "#", "PATH", "PWD",
 )
 
 // harmlessAssignments may be set in an assignment prefix of a read-only
@@ -52,7 +57,7 @@ var harmlessAssignments = func() map[string]bool {
 	for k := range harmlessVariables {
 		// An assignment to a variable the environment already exports
 		// changes it for later commands: EDITOR=cmd; git commit runs cmd.
-		if k != "HOME" && k != "SHELL" && k != "EDITOR" && k != "PAGER" {
+		if k != "HOME" && k != "SHELL" && k != "EDITOR" && k != "PAGER" && k != "PATH" && k != "PWD" && k != "?" && k != "#" {
 			m[k] = true
 		}
 	}
@@ -112,7 +117,7 @@ var fileOperands = setOf(
 var downloaders = setOf("curl", "wget", "fetch", "aria2c", "http", "https", "xh")
 
 var interpreters = setOf(
-	"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "csh", "tcsh",
+	"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "csh", "tcsh", "rbash", "yash", "posh", "ksh93", "oksh", "elvish", "nu", "xonsh",
 	"python", "python2", "python3", "perl", "ruby", "node", "php", "lua", "pwsh", "powershell", "osascript",
 )
 

@@ -53,8 +53,11 @@ func readOnly(c *Command) bool {
 		return ghReadOnly(args)
 	case "python", "python3", "node":
 		return len(args) == 1 && (args[0] == "--version" || args[0] == "-V" && c.Name != "node" || args[0] == "-v" && c.Name == "node")
+	case "go", "cargo", "rustc", "java", "javac", "ruby", "deno", "bun", "gcc", "clang", "make", "cmake":
+		// Asking a toolchain its version runs nothing else.
+		return len(args) == 1 && (args[0] == "--version" || args[0] == "-V" || c.Name == "go" && args[0] == "version")
 	case "npm":
-		return len(args) > 0 && (args[0] == "list" || args[0] == "ls")
+		return len(args) > 0 && (args[0] == "list" || args[0] == "ls") || len(args) == 1 && (args[0] == "--version" || args[0] == "-v")
 	case "pip", "pip3":
 		return pipReadOnly(args)
 	}
@@ -204,6 +207,15 @@ func readOnlyFlags(name string, args []string) bool {
 				return false // printf -v NAME assigns a variable
 			}
 		}
+	case "date":
+		// date -s/--set sets the clock.
+		if hasShortOrLong(args, "s", "--set") {
+			return false
+		}
+	case "ack":
+		// ack reads .ackrc files, the working directory's included, which
+		// can set --pager: only with --noenv does it read nothing planted.
+		return hasLong(args, "--noenv")
 	case "less", "more":
 		// +CMD runs a pager command at start-up (less +!cmd runs a shell).
 		for _, a := range args {
@@ -319,9 +331,10 @@ func gitReadOnlyArgs(args []string) bool {
 		// Listing everything, or a key that may hold a credential (a token
 		// in a URL, an extra header, a helper), prints secrets kept in
 		// ~/.gitconfig and .git/config: not read-only.
-		read, firstOperand := false, true
+		read, firstOperand, operandsSeen := false, true, 0
 		for _, a := range rest {
 			if !strings.HasPrefix(a, "-") {
+				operandsSeen++
 				if firstOperand && (a == "get" || a == "list") {
 					read = true
 				}
@@ -331,8 +344,9 @@ func gitReadOnlyArgs(args []string) bool {
 				firstOperand = false
 				continue
 			}
-			if a == "--list" || a == "-l" || strings.HasPrefix(a, "--get-regexp") || strings.HasPrefix(a, "--get-urlmatch") {
-				return false
+			if a == "--list" || a == "-l" || strings.HasPrefix(a, "--get-regexp") || strings.HasPrefix(a, "--get-urlmatch") ||
+				a == "--all" || strings.HasPrefix(a, "--regexp") || a == "--show-names" || strings.HasPrefix(a, "--url") {
+				return false // many keys at once (git config get --all --regexp .)
 			}
 			switch {
 			case a == "--get" || a == "--get-all" || a == "--get-regexp" || a == "--list" || a == "-l" || a == "--get-urlmatch" || a == "--get-color" || a == "--get-colorbool":
@@ -341,7 +355,8 @@ func gitReadOnlyArgs(args []string) bool {
 				return false
 			}
 		}
-		return read
+		// git config NAME (one operand, nothing else) reads the key.
+		return read || operandsSeen == 1 && len(rest) == 1
 	}
 	return true
 }

@@ -21,6 +21,10 @@ const (
 // `git -C /p reset --hard` reads as `git reset --hard`.
 func ruleWords(c *Command) []string {
 	words := append([]string{c.Name}, c.Values()...)
+	if sub, ok := strings.CutPrefix(c.Name, "git-"); ok && sub != "" {
+		// /usr/lib/git-core/git-push is git push.
+		words = append([]string{"git", sub}, c.Values()...)
+	}
 	if c.Name == "git" {
 		sub, rest, _ := gitSubcommand(c.Values())
 		if sub != "" {
@@ -296,7 +300,9 @@ func MatchAny(s *Script, content string) Match {
 		if MatchRule(c, content, MatchLoose) {
 			return Matches
 		}
-		if _, isWrapper := wrappers[c.Name]; isWrapper {
+		_, isWrapper := wrappers[c.Name]
+		_, isSub := subcommandWrappers[c.Name]
+		if isWrapper || isSub {
 			for i := range c.Args {
 				sub := &Command{Name: baseName(c.Args[i].Value), NameWord: c.Args[i], Args: c.Args[i+1:]}
 				if MatchRule(sub, content, MatchLoose) {
@@ -454,6 +460,9 @@ func opaque(c *Command) bool {
 		// or reading its program from standard input (echo 'rm x' | sh,
 		// python3 - <<EOF) runs what no rule can see.
 		ops := operands(c)
+		if len(ops) == 0 && onlyInformation(c.Values()) {
+			return false // python3 --version, node -v
+		}
 		if len(ops) == 0 || ops[0].Value == "-" {
 			return true
 		}
@@ -465,12 +474,43 @@ func opaque(c *Command) bool {
 		}
 	}
 	switch c.Name {
+	case "sqlite3", "sqlite":
+		// Dot-commands (.output FILE, .shell CMD, .system CMD, .load LIB)
+		// write files and run programs.
+		for _, a := range c.Args {
+			v := strings.TrimSpace(a.Value)
+			if v == "-cmd" || v == "-init" || dotCommand(v) || strings.Contains(v, "\n.") {
+				return true
+			}
+		}
+		return false
 	case "awk", "gawk", "mawk", "nawk", "busybox-awk":
 		return awkRunsCommands(c)
 	case "sed":
 		return sedRunsCommands(c)
 	}
 	return false
+}
+
+// dotCommand reports an sqlite3 dot-command (.output, .shell, ...).
+func dotCommand(s string) bool {
+	return len(s) > 1 && s[0] == '.' && ('a' <= s[1] && s[1] <= 'z')
+}
+
+// onlyInformation reports an interpreter asked only for its version or
+// help.
+func onlyInformation(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	for _, a := range args {
+		switch a {
+		case "--version", "-V", "-v", "--help", "-h", "-VV":
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // awkRunsCommands: an awk program from a file, or one that can run
@@ -651,9 +691,11 @@ func hasGlobalConfig(args []string) bool {
 }
 
 // Opaque reports whether the script runs code the analysis cannot see:
-// then no list of what it reads or writes is complete.
+// then no list of what it reads or writes is complete. A construct that
+// cannot be judged (a loop, a substitution) is not opaque by itself: the
+// commands inside it are collected.
 func Opaque(s *Script) bool {
-	if s.Incomplete || !s.Analysable() || changesLookup(s) {
+	if s.Incomplete || changesLookup(s) {
 		return true
 	}
 	for _, c := range s.Commands {
@@ -662,6 +704,13 @@ func Opaque(s *Script) bool {
 		}
 	}
 	return false
+}
+
+// writesNothing reports a command of the read-only list used with no
+// option that writes: it reads whatever its words name (a variable
+// included) and writes nothing.
+func writesNothing(c *Command) bool {
+	return readOnlyCommands[c.Name] && c.NameWord.Literal() && !c.PathQualified() && runsCode(c) == "" && readOnlyFlags(c.Name, c.Values())
 }
 
 // textArguments are commands whose arguments are never files they open.
@@ -677,7 +726,7 @@ var textArguments = setOf("echo", "printf", "true", "false", ":", "test", "[", "
 func ArgumentPaths(s *Script, changing bool) []PathTarget {
 	var out []PathTarget
 	for _, c := range s.Commands {
-		if c.Name == "" || changing && readOnly(c) || textArguments[c.Name] {
+		if c.Name == "" || changing && (readOnly(c) || writesNothing(c)) || textArguments[c.Name] {
 			continue
 		}
 		for _, w := range pathCandidates(c) {

@@ -58,8 +58,17 @@ func ReadTargets(s *Script) (targets []PathTarget, unknown bool) {
 					}
 				}
 			}
+		case c.Name == "dd":
+			for _, w := range c.Args {
+				if v, ok := strings.CutPrefix(w.Value, "if="); ok {
+					w.Value = v
+					add(c, w, false)
+				}
+			}
 		case readers[c.Name]:
 			opts, recursive := recursiveReaderOptions(c)
+			// Archivers and copiers given a folder read all of it.
+			recursive = recursive || copiesTrees(c)
 			ops := pathCandidates(c)
 			if !readOnly(c) {
 				ops = operands(c)
@@ -87,6 +96,23 @@ func ReadTargets(s *Script) (targets []PathTarget, unknown bool) {
 		}
 	}
 	return targets, unknown
+}
+
+// copiesTrees reports a command that reads whole folders it is given:
+// tar creating an archive, zip -r, diff -r, rsync -r/-a, cp -r/-a.
+func copiesTrees(c *Command) bool {
+	fs := flagsOf(c.Name, c.Values())
+	switch c.Name {
+	case "tar":
+		first := ""
+		if len(c.Args) > 0 && !strings.HasPrefix(c.Args[0].Value, "-") {
+			first = c.Args[0].Value
+		}
+		return fs.short['c'] || fs.short['r'] || fs.short['u'] || fs.long["create"] || fs.long["append"] || strings.ContainsAny(first, "cru")
+	case "zip", "diff", "rsync", "cp", "scp":
+		return fs.short['r'] || fs.short['R'] || fs.short['a'] || fs.long["recursive"] || fs.long["archive"]
+	}
+	return false
 }
 
 // listers list what is below their operands.
@@ -155,7 +181,7 @@ func gitReadTargets(c *Command, add func(*Command, Word, bool)) {
 	// Without a pathspec, showing contents reads the whole repository:
 	// git log -p, git show, git diff, git cat-file --batch-all-objects
 	// print every file's contents in history, Read-ruled ones included.
-	if specs == 0 && showsContent && sub != "ls-files" && sub != "ls-tree" && (sub != "log" && sub != "shortlog" || logShowsPatches(rest)) {
+	if sub == "archive" || specs == 0 && showsContent && sub != "ls-files" && sub != "ls-tree" && (sub != "log" && sub != "shortlog" || logShowsPatches(rest)) {
 		add(c, Word{Raw: ".", Value: "."}, true)
 	}
 }
@@ -233,10 +259,22 @@ func WriteTargets(s *Script) (targets []PathTarget, unknown bool) {
 			}
 			switch {
 			case len(dirs) > 0:
+				// cp -t DIR SRC...: DIR/basename(SRC), which may be a link.
+				for _, d := range dirs {
+					for _, src := range ops {
+						add(c, intoDir(Word{Raw: d, Value: d}, src), false)
+					}
+				}
 			case len(ops) == 1 && c.Name == "ln":
 				add(c, cwd, true) // ln -s TARGET: a link in the current folder
 			case len(ops) > 0:
-				add(c, ops[len(ops)-1], true)
+				dst := ops[len(ops)-1]
+				add(c, dst, true)
+				// When DST is a folder, each source lands at DST/basename,
+				// which may already be a link pointing elsewhere.
+				for _, src := range ops[:len(ops)-1] {
+					add(c, intoDir(dst, src), false)
+				}
 			}
 		case "sed":
 			if o := parseSed(c); o.inPlace {
@@ -335,3 +373,18 @@ func WriteTargets(s *Script) (targets []PathTarget, unknown bool) {
 var fileWriters = setOf("rm", "rmdir", "unlink", "touch", "mkdir", "truncate", "shred", "tee", "chmod", "chown", "chgrp",
 	"chattr", "setfacl", "mv", "cp", "install", "ln", "rsync", "scp", "sed", "dd", "curl", "wget", "tar", "unzip", "7z",
 	"bsdtar", "cpio", "patch", "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd")
+
+// intoDir is the path a source lands at when copied or moved into the
+// folder dst: dst/basename(src).
+func intoDir(dst, src Word) Word {
+	base := src.Value
+	if i := strings.LastIndex(strings.TrimRight(base, "/"), "/"); i >= 0 {
+		base = strings.TrimRight(base, "/")[i+1:]
+	}
+	w := dst
+	w.Value = strings.TrimSuffix(dst.Value, "/") + "/" + base
+	w.Vars = append(append([]string(nil), dst.Vars...), src.Vars...)
+	w.Dynamic = dst.Dynamic || src.Dynamic
+	w.Glob = dst.Glob || src.Glob
+	return w
+}

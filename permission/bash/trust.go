@@ -84,6 +84,12 @@ func usesAny(c *Command, names map[string]bool) string {
 // OUT writes OUT).
 func (a *Analyzer) optionInjection(s *Script, env Env) []string {
 	var out []string
+	// A command of the script that writes may create the file a later
+	// glob expands to: the file system as it is now does not tell.
+	wrote := false
+	for _, rd := range s.Redirects {
+		wrote = wrote || rd.Output() && !harmlessOutput(cleanAbs(rd.Target.Value))
+	}
 	for _, c := range s.Commands {
 		if c.Name == "" {
 			continue
@@ -108,6 +114,10 @@ func (a *Analyzer) optionInjection(s *Script, env Env) []string {
 				// ./* expands to ./--x, which is no option.
 				continue
 			}
+			if wrote {
+				out = append(out, fmt.Sprintf("the glob %s in %s may match a file an earlier command of the script creates", w.Value, c.Name))
+				break
+			}
 			cwd, _ := a.dirOf(env, c)
 			v, known := a.wordPath(w)
 			abs := pathpolicy.Abs(v, cwd)
@@ -130,6 +140,9 @@ func (a *Analyzer) optionInjection(s *Script, env Env) []string {
 					break
 				}
 			}
+		}
+		if !readOnly(c) {
+			wrote = true
 		}
 	}
 	return out
@@ -177,4 +190,36 @@ func looksLikeGitDir(dir string) bool {
 		}
 	}
 	return true
+}
+
+// localRemoteFolders reports git transports (push, fetch, pull,
+// ls-remote, remote add) whose repository operand is a bare name that is
+// a folder here: git takes it for a path when no remote has that name,
+// and runs the other side in that folder, hooks and configuration
+// included.
+func (a *Analyzer) localRemoteFolders(s *Script, env Env) []string {
+	var out []string
+	for _, c := range s.Commands {
+		if c.Name != "git" {
+			continue
+		}
+		sub, rest, _ := gitSubcommand(c.Values())
+		switch sub {
+		case "push", "fetch", "pull", "ls-remote":
+		default:
+			continue
+		}
+		ops := positionals(rest, setOf("-o", "--push-option", "--receive-pack", "--upload-pack", "--exec", "--repo", "--depth", "-j", "--jobs"))
+		if len(ops) == 0 || strings.ContainsAny(ops[0], "/:@~.") {
+			continue
+		}
+		dir, ok := a.dirOf(env, c)
+		if !ok {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(dir, ops[0])); err == nil && fi.IsDir() {
+			out = append(out, fmt.Sprintf("git %s %s names the local folder %s, whose hooks and configuration would run", sub, ops[0], ops[0]))
+		}
+	}
+	return out
 }

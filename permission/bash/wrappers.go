@@ -267,7 +267,9 @@ func contains(list []string, s string) bool {
 }
 
 // shells are the programs whose -c option runs a command string.
-var shells = map[string]bool{"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "fish": true}
+var shells = map[string]bool{"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "fish": true,
+	"rbash": true, "csh": true, "tcsh": true, "yash": true, "posh": true, "ksh93": true, "oksh": true, "loksh": true, "pdksh": true,
+	"elvish": true, "nu": true, "xonsh": true, "busybox-sh": true}
 
 // stringRunners run a command string given to an option through a shell:
 // `su -c STRING`, `script -c STRING`, `flock FILE -c STRING`.
@@ -320,6 +322,12 @@ func shellCommandString(cmd *Command) (Word, bool) {
 						return args[i+1], true
 					}
 				}
+			}
+		}
+		if cmd.Name == "sg" {
+			// sg GROUP COMMAND: the command is a shell string too.
+			if ops := operands(cmd); len(ops) >= 2 {
+				return ops[1], true
 			}
 		}
 		return Word{}, false

@@ -30,6 +30,11 @@ var DefaultDangerousFiles = []string{
 	// credential stores and tool configuration that runs programs
 	".git-credentials", ".pgpass", ".config/gh/hosts.yml", ".config/git/config", ".config/git/credentials",
 	".terraformrc", ".vault-token", ".cargo/credentials", ".cargo/credentials.toml",
+	".terraform.d/credentials.tfrc.json", ".gem/credentials", ".m2/settings.xml", ".m2/settings-security.xml",
+	".config/rclone/rclone.conf", ".config/hub", ".envrc.local", ".dev.vars", ".env~", ".npmrc.local",
+	// raw disks and memory (readable by root)
+	"/dev/sd*", "/dev/hd*", "/dev/vd*", "/dev/xvd*", "/dev/nvme*", "/dev/mmcblk*", "/dev/dm-*", "/dev/md*", "/dev/loop*",
+	"/dev/mem", "/dev/kmem", "/dev/port", "/dev/sg*",
 	// the system's secrets
 	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/ssh/*_key",
 	// a process's environment, memory and command line
@@ -44,7 +49,8 @@ var DefaultDangerousDirs = []string{
 	".git", ".vscode", ".idea", ".ssh",
 	// credential stores
 	".aws", ".azure", ".gnupg", ".kube", ".docker", ".config/gcloud", ".config/gh",
-	".password-store", ".local/share/keyrings",
+	".password-store", ".local/share/keyrings", ".config/sops", ".config/op", ".mozilla", ".config/google-chrome", ".config/chromium",
+	"/dev/mapper", "/dev/disk",
 	// the system's, and secrets mounted into containers
 	"/etc/sudoers.d", "/run/secrets", "/var/run/secrets",
 	// a process's open files and mapped files

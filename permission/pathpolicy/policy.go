@@ -311,8 +311,7 @@ func (p *Policy) GlobMaySensitive(glob, cwd string) (string, bool) {
 	if p.patternMaySensitive(clean) {
 		return glob, true
 	}
-	matches, _ := filepath.Glob(clean)
-	for _, m := range matches {
+	for _, m := range ExpandGlob(abs, "/") {
 		if what, ok := p.SensitivePath(m, cwd); ok {
 			return glob + " (" + what + ")", true
 		}
@@ -458,6 +457,35 @@ func within(p, dir string) bool {
 }
 
 // Rule patterns.
+
+// ExpandGlob expands a bash glob (absolute, or relative to cwd) the way
+// bash does by default: its syntax (BashGlob), and no match whose part
+// starts with "." unless the pattern's part does. Matches come back as
+// absolute paths; an invalid pattern matches nothing.
+func ExpandGlob(glob, cwd string) []string {
+	abs := Abs(glob, cwd)
+	if abs == "" {
+		return nil
+	}
+	clean := path.Clean(abs)
+	matches, _ := filepath.Glob(BashGlob(clean))
+	segs := strings.Split(clean, "/")
+	out := matches[:0]
+	for _, m := range matches {
+		ms := strings.Split(m, "/")
+		hidden := false
+		for i := range ms {
+			if i < len(segs) && strings.HasPrefix(ms[i], ".") && !strings.HasPrefix(segs[i], ".") && hasGlob(segs[i]) {
+				hidden = true
+				break
+			}
+		}
+		if !hidden {
+			out = append(out, m)
+		}
+	}
+	return out
+}
 
 // BashGlob turns a bash glob into a pattern of Go's path.Match and
 // filepath.Glob, erring on the side of matching more: "[!x]" (bash's
@@ -724,6 +752,11 @@ type TreeOptions struct {
 	// MaxEntries bounds the scan; 0 means DefaultMaxTreeEntries. A tree
 	// larger than that counts as holding something sensitive.
 	MaxEntries int
+	// IgnoreFiles are the ignore files the reader honours (.gitignore,
+	// .ignore, .rgignore for rg). A "!" line in one whitelists what it
+	// would skip, hidden files included: where the tree or a folder above
+	// it has one, hidden entries count as visited.
+	IgnoreFiles []string
 }
 
 // DefaultMaxTreeEntries bounds a tree scan.
@@ -736,6 +769,11 @@ const DefaultMaxTreeEntries = 20_000
 func (p *Policy) TreeSensitive(root, cwd string, opts TreeOptions) (string, bool) {
 	if what, ok := p.SensitivePath(root, cwd); ok {
 		return what, true
+	}
+	if !opts.Hidden && len(opts.IgnoreFiles) > 0 {
+		if real, ok := p.Resolve(root, cwd); ok && p.whitelists(real, opts) {
+			opts.Hidden = true
+		}
 	}
 	found := ""
 	complete := p.Walk(root, cwd, opts, func(name, real string) bool {
@@ -821,6 +859,43 @@ func (p *Policy) Walk(root, cwd string, opts TreeOptions, fn func(name, real str
 		}
 	}
 	return true
+}
+
+// whitelists reports an ignore file with a "!" line in root, a folder
+// above it, or a folder below it (within the scan's bound).
+func (p *Policy) whitelists(root string, opts TreeOptions) bool {
+	has := func(dir string) bool {
+		for _, name := range opts.IgnoreFiles {
+			data, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil || len(data) > 1<<20 {
+				continue
+			}
+			for _, line := range strings.Split(string(data), "\n") {
+				if strings.HasPrefix(strings.TrimSpace(line), "!") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for dir := root; ; dir = filepath.Dir(dir) {
+		if has(dir) {
+			return true
+		}
+		if dir == "/" || dir == "." {
+			break
+		}
+	}
+	found := false
+	scan := opts
+	scan.Hidden = true // ignore files are themselves dot files
+	p.Walk(root, "/", scan, func(name, real string) bool {
+		if fi, err := os.Stat(real); err == nil && fi.IsDir() && has(real) {
+			found = true
+		}
+		return found
+	})
+	return found
 }
 
 func isVCSDir(name string) bool {

@@ -182,7 +182,8 @@ func (b *Bash) CoveredBy(contents []string, in toolkit.Input, pc *permission.Con
 	if !shell.CoveredBy(r.Script, contents) {
 		return false
 	}
-	return b.analyzer.OutputsInside(r.Script, b.env(pc))
+	env := b.env(pc)
+	return b.analyzer.OutputsInside(r.Script, env) && b.analyzer.OptionOutputsInside(r.Script, env)
 }
 
 // SharesRulesWith implements toolkit.RuleSharer: none. Bash honours the
@@ -201,13 +202,33 @@ func (b *Bash) MatchForeignRule(rule permission.Rule, in toolkit.Input, pc *perm
 	var targets []shell.PathTarget
 	var unknown bool
 	s := b.analyzer.Parse(in.String("command"))
-	switch rule.Tool {
-	case "Read":
+	recursiveCertain := true
+	switch {
+	case rule.Tool == "Read":
 		targets, unknown = shell.ReadTargets(s)
 		targets = append(targets, shell.ArgumentPaths(s, false)...)
-	case "Edit", "Write":
+	case (rule.Tool == "Edit" || rule.Tool == "Write") && rule.Host:
+		// The host's configuration: the paths commands are sure to write,
+		// and writes through links made earlier in the same command. Not
+		// whole folders rewritten (git checkout, tar -x) nor code the
+		// analysis cannot see: guarding a file must not make every script
+		// ask; the OS sandbox is the wall there.
+		all, unknownTarget := shell.WriteTargets(s)
+		for _, t := range all {
+			if !t.Recursive {
+				targets = append(targets, t)
+			}
+		}
+		unknown = unknownTarget || len(all) > 1 && b.analyzer.MakesLinks(s, b.env(pc))
+		if len(targets) == 0 && !unknown {
+			return permission.NoMatch
+		}
+		return matchTargets(b.analyzer, rule.Content, targets, unknown, b.env(pc), pc, false)
+	case rule.Tool == "Edit" || rule.Tool == "Write":
 		targets, unknown = shell.WriteTargets(s)
 		targets = append(targets, shell.ArgumentPaths(s, true)...)
+		// A folder rewritten as a whole may or may not touch the path.
+		recursiveCertain = false
 	default:
 		return permission.NoMatch
 	}
@@ -224,12 +245,12 @@ func (b *Bash) MatchForeignRule(rule permission.Rule, in toolkit.Input, pc *perm
 		}
 		return permission.Matches
 	}
-	return matchTargets(b.analyzer, rule.Content, targets, unknown, b.env(pc), pc)
+	return matchTargets(b.analyzer, rule.Content, targets, unknown, b.env(pc), pc, recursiveCertain)
 }
 
 // matchTargets matches a path rule against what a script reads or
 // writes.
-func matchTargets(a *shell.Analyzer, content string, targets []shell.PathTarget, unknown bool, env shell.Env, pc *permission.Context) permission.Match {
+func matchTargets(a *shell.Analyzer, content string, targets []shell.PathTarget, unknown bool, env shell.Env, pc *permission.Context, recursiveCertain bool) permission.Match {
 	paths := a.Policy()
 	var dirs []string
 	if pc != nil {
@@ -258,7 +279,10 @@ func matchTargets(a *shell.Analyzer, content string, targets []shell.PathTarget,
 		case paths.Match(content, v, cwd, dirs, pathpolicy.Loose):
 			return permission.Matches
 		case t.Recursive && paths.NamesBelow(content, v, cwd, dirs):
-			return permission.Matches
+			if recursiveCertain {
+				return permission.Matches
+			}
+			maybe = true
 		case t.Recursive && t.FollowLinks:
 			// Links below the folder carry the reader wherever they
 			// point: match what each resolves to.

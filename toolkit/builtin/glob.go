@@ -191,6 +191,9 @@ func (g *Glob) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error
 	}
 	kept, dropped := found[:0], 0
 	for _, m := range found {
+		// Names of files a Read rule covers are left out. (Names of
+		// sensitive files are listed, as find -name lists them; their
+		// contents are what Read and Grep guard.)
 		if readRuleCovers(g.paths, m.path, pc) {
 			dropped++
 			continue
