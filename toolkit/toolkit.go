@@ -238,10 +238,24 @@ func (tk *Toolkit) RemoveGroup(name string) error {
 
 // Register adds a tool. Names are unique (unless Replacing is given); the
 // input schema is compiled now, so a bad schema fails here and not at the
-// first call.
+// first call. Each Register copies the registry: to register many tools,
+// Apply a Batch.
 func (tk *Toolkit) Register(t Tool, opts ...RegisterOption) error {
+	e, replace, err := newEntry(t, opts)
+	if err != nil {
+		return err
+	}
+	return tk.update(func(r *registry) (Change, error) {
+		var ch Change
+		return ch, r.add(e, replace, &ch)
+	})
+}
+
+// newEntry checks a tool and computes its entry; replace reports the
+// Replacing option.
+func newEntry(t Tool, opts []RegisterOption) (e *entry, replace bool, err error) {
 	if t == nil {
-		return errors.New("register: nil tool")
+		return nil, false, errors.New("register: nil tool")
 	}
 	var reg registration
 	for _, o := range opts {
@@ -249,19 +263,19 @@ func (tk *Toolkit) Register(t Tool, opts ...RegisterOption) error {
 	}
 	spec := t.Spec()
 	if err := validToolName(spec.Name); err != nil {
-		return err
+		return nil, false, err
 	}
 	if spec.Name == ResetToolsName {
-		return fmt.Errorf("tool name %q is reserved for the group meta tool", ResetToolsName)
+		return nil, false, fmt.Errorf("tool name %q is reserved for the group meta tool", ResetToolsName)
 	}
 	if spec.InputSchema == nil {
 		spec.InputSchema = defaultInputSchema
 	}
 	v, err := compileSchema(spec.Name, spec.InputSchema)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
-	e := &entry{tool: t, spec: spec, group: reg.group, validator: v}
+	e = &entry{tool: t, spec: spec, group: reg.group, validator: v}
 	if e.group == "" {
 		e.group = BasicGroup
 	}
@@ -269,25 +283,31 @@ func (tk *Toolkit) Register(t Tool, opts ...RegisterOption) error {
 	if c, ok := t.(Caller); ok {
 		e.handler = chain(c.Call, reg.middlewares)
 	} else if !spec.External {
-		return fmt.Errorf("tool %s: not External and has no Call method: implement toolkit.Caller", spec.Name)
+		return nil, false, fmt.Errorf("tool %s: not External and has no Call method: implement toolkit.Caller", spec.Name)
 	}
-	return tk.update(func(r *registry) (Change, error) {
-		if e.group != BasicGroup {
-			if _, ok := r.groups[e.group]; !ok {
-				return Change{}, fmt.Errorf("tool %s: group %q does not exist: add it with AddGroup first", spec.Name, e.group)
-			}
+	return e, reg.replace, nil
+}
+
+// add puts an entry in r (a copy being prepared) and records it in ch.
+func (r *registry) add(e *entry, replace bool, ch *Change) error {
+	name := e.spec.Name
+	if e.group != BasicGroup {
+		if _, ok := r.groups[e.group]; !ok {
+			return fmt.Errorf("tool %s: group %q does not exist: add it with AddGroup first", name, e.group)
 		}
-		if _, dup := r.tools[spec.Name]; dup {
-			if !reg.replace {
-				return Change{}, fmt.Errorf("tool %s is already registered", spec.Name)
-			}
-			r.tools[spec.Name] = e
-			return Change{Replaced: []string{spec.Name}}, nil
+	}
+	if _, dup := r.tools[name]; dup {
+		if !replace {
+			return fmt.Errorf("tool %s is already registered", name)
 		}
-		r.tools[spec.Name] = e
-		r.order = append(r.order, spec.Name)
-		return Change{Added: []string{spec.Name}}, nil
-	})
+		r.tools[name] = e
+		ch.Replaced = append(ch.Replaced, name)
+		return nil
+	}
+	r.tools[name] = e
+	r.order = append(r.order, name)
+	ch.Added = append(ch.Added, name)
+	return nil
 }
 
 // Unregister removes a tool. Calls already running finish.
