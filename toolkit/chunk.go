@@ -99,6 +99,41 @@ type Response struct {
 	// content then ends with a note saying so; any other call is not run
 	// and its response is an error asking for the arguments again.
 	Repaired bool `json:"repaired,omitempty"`
+
+	// fold is Fold's bookkeeping, so that folding n chunks costs O(n)
+	// and not O(n²): which block holds each text ID, and the growing
+	// text of the blocks Fold extends.
+	fold *folding
+}
+
+// folding indexes a response's text blocks by ID and keeps the text Fold
+// appends to with room to grow. It is rebuilt when Content was changed by
+// other means than Fold.
+type folding struct {
+	index map[string]int // text block ID -> index of its first block
+	grow  map[int]*grower
+	// The Content the index describes: its first element and length.
+	base *Block
+	n    int
+}
+
+// describes reports whether f indexes content as it is.
+func (f *folding) describes(content []Block) bool {
+	return f != nil && f.n == len(content) && (f.n == 0 || f.base == &content[0])
+}
+
+func (f *folding) saw(content []Block) {
+	f.n = len(content)
+	if f.n > 0 {
+		f.base = &content[0]
+	}
+}
+
+// grower is the text of one block: last is what Fold set the block's
+// Text to, so a block changed since is noticed.
+type grower struct {
+	b    strings.Builder
+	last string
 }
 
 // Text returns the concatenated text blocks.
@@ -127,11 +162,19 @@ func (r *Response) Fold(c *Chunk) {
 	for _, blk := range c.Content {
 		if blk.Type == BlockText {
 			if i := r.textBlock(blk.ID); i >= 0 {
-				r.Content[i].Text += blk.Text
+				r.appendText(i, blk.Text)
 				continue
 			}
 		}
 		r.Content = append(r.Content, blk)
+		if r.fold != nil && blk.Type == BlockText {
+			if _, ok := r.fold.index[blk.ID]; !ok {
+				r.fold.index[blk.ID] = len(r.Content) - 1
+			}
+		}
+		if r.fold != nil {
+			r.fold.saw(r.Content)
+		}
 	}
 	if len(c.Metadata) > 0 {
 		if r.Metadata == nil {
@@ -145,13 +188,42 @@ func (r *Response) Fold(c *Chunk) {
 	r.foldState(c.State)
 }
 
+// textBlock returns the index of the first text block with the ID, or -1.
 func (r *Response) textBlock(id string) int {
-	for i := range r.Content {
-		if r.Content[i].Type == BlockText && r.Content[i].ID == id {
-			return i
+	f := r.fold
+	stale := !f.describes(r.Content)
+	if !stale {
+		i, ok := f.index[id]
+		stale = ok && (r.Content[i].Type != BlockText || r.Content[i].ID != id)
+	}
+	if stale {
+		// New, or Content was changed by other means: index it again.
+		f = &folding{index: map[string]int{}, grow: map[int]*grower{}}
+		for i, b := range r.Content {
+			if _, seen := f.index[b.ID]; b.Type == BlockText && !seen {
+				f.index[b.ID] = i
+			}
 		}
+		f.saw(r.Content)
+		r.fold = f
+	}
+	if i, ok := f.index[id]; ok {
+		return i
 	}
 	return -1
+}
+
+// appendText appends to the text of block i, amortised.
+func (r *Response) appendText(i int, text string) {
+	g := r.fold.grow[i]
+	if g == nil || g.last != r.Content[i].Text {
+		g = &grower{}
+		g.b.WriteString(r.Content[i].Text)
+		r.fold.grow[i] = g
+	}
+	g.b.WriteString(text)
+	g.last = g.b.String()
+	r.Content[i].Text = g.last
 }
 
 func (r *Response) foldState(s State) {
