@@ -154,7 +154,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		ln.Close()
 		return err
 	}
-	handler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, &sdk.StreamableHTTPOptions{
+	handler := srv.HTTPHandler(&sdk.StreamableHTTPOptions{
 		SessionTimeout:               *sessionIdle,
 		PropagateRequestCancellation: true,
 		Logger:                       e.log,

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -282,6 +283,14 @@ func (s *Server) endWhenClosed(ss *sdk.ServerSession, id string) {
 	s.mu.Lock()
 	delete(s.sessions, ss)
 	delete(s.changed, id)
+	// Calls still running for a session that is gone (DELETE, a dropped
+	// connection, expiry) are cancelled: nobody will read their results.
+	for rc := range s.running {
+		if rc.session == id {
+			rc.cancel()
+		}
+	}
+
 	for token, p := range s.pending {
 		if p.session == id {
 			delete(s.pending, token)
@@ -293,13 +302,16 @@ func (s *Server) endWhenClosed(ss *sdk.ServerSession, id string) {
 }
 
 // runningCall is a call in progress.
-type runningCall struct{ cancel context.CancelFunc }
+type runningCall struct {
+	session string
+	cancel  context.CancelFunc
+}
 
 // startCall registers a call so that Shutdown can cancel it; ok is false
 // once Shutdown began.
-func (s *Server) startCall(ctx context.Context) (context.Context, func(), bool) {
+func (s *Server) startCall(ctx context.Context, session string) (context.Context, func(), bool) {
 	ctx, cancel := context.WithCancel(ctx)
-	rc := &runningCall{cancel: cancel}
+	rc := &runningCall{session: session, cancel: cancel}
 	s.mu.Lock()
 	if s.running == nil {
 		s.mu.Unlock()
@@ -343,6 +355,32 @@ func (s *Server) Shutdown(timeout time.Duration) {
 	}
 }
 
+// cancelCalls cancels the running calls of a session.
+func (s *Server) cancelCalls(session string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for rc := range s.running {
+		if rc.session == session {
+			rc.cancel()
+		}
+	}
+}
+
+// HTTPHandler is the streamable HTTP handler for the server: the SDK's,
+// and a client's DELETE of its session cancels the session's running
+// calls at once (the SDK ends the session only when they return).
+func (s *Server) HTTPHandler(opts *sdk.StreamableHTTPOptions) http.Handler {
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, opts)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete {
+			if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+				s.cancelCalls(id)
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
 // Sessions reports how many MCP sessions the server holds state for.
 func (s *Server) Sessions() int {
 	s.mu.Lock()
@@ -359,12 +397,12 @@ var acceptedMedia = []string{"image/png", "image/jpeg", "image/gif", "image/webp
 // the request state that finds the suspended call again. The SDK turns
 // this into a plain elicitation for clients on older protocol versions.
 func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	ctx, done, ok := s.startCall(ctx)
+	sid := s.sessionID(req.Session)
+	ctx, done, ok := s.startCall(ctx, sid)
 	if !ok {
 		return errorResult("The server is shutting down; the call was not run."), nil
 	}
 	defer done()
-	sid := s.sessionID(req.Session)
 	// A call may change the session's active groups (reset_tools, or the
 	// Skill viewer activating a skill's group): then its tool list changed.
 	groupsBefore, _ := s.tk.ActiveGroups(ctx, sid)

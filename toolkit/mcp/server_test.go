@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -307,4 +310,56 @@ func TestStructuredResults(t *testing.T) {
 	if !ok || len(tasks) != 1 {
 		t.Fatalf("structuredContent = %#v, want the task list", r.StructuredContent)
 	}
+}
+
+// TestSessionEndCancelsCalls: a client that goes away mid-call (an HTTP
+// DELETE of its session) takes its running command with it.
+func TestSessionEndCancelsCalls(t *testing.T) {
+	dir := t.TempDir()
+	tk := toolkit.New(toolkit.Options{Permission: permission.Context{Mode: permission.ModeBypass, WorkingDirs: []string{dir}, Cwd: dir}})
+	if err := tk.Register(builtin.NewBash(builtin.BashOptions{})); err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(tk, ServerOptions{})
+	if err := srv.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.HTTPHandler(nil))
+	defer hs.Close()
+	ctx := context.Background()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: hs.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	pidFile := dir + "/pid"
+	go func() {
+		_, _ = cs.CallTool(ctx, &sdk.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "sh -c 'echo $$ > pid; exec sleep 30'"}})
+	}()
+	var pid int
+	for deadline := time.Now().Add(10 * time.Second); pid == 0; time.Sleep(20 * time.Millisecond) {
+		if data, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(data), "\n") {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the command did not start")
+		}
+	}
+	req, err := http.NewRequest(http.MethodDelete, hs.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for deadline := time.Now().Add(10 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the command outlived its session (DELETE answered %s)", resp.Status)
+		}
+	}
+	t.Logf("command ended after the DELETE (%s)", resp.Status)
 }
