@@ -209,17 +209,19 @@ func (b *Bash) MatchForeignRule(rule permission.Rule, in toolkit.Input, pc *perm
 		targets = append(targets, shell.ArgumentPaths(s, false)...)
 	case (rule.Tool == "Edit" || rule.Tool == "Write") && rule.Host:
 		// The host's configuration: the paths commands are sure to write,
-		// and writes through links made earlier in the same command. Not
-		// whole folders rewritten (git checkout, tar -x) nor code the
-		// analysis cannot see: guarding a file must not make every script
-		// ask; the OS sandbox is the wall there.
+		// writes through links made earlier in the same command, and code
+		// the analysis cannot see (python3 -c, awk print >): the OS
+		// sandbox cannot guard a file inside a writable working
+		// directory. Not whole folders rewritten (git checkout, tar -x),
+		// nor loops and substitutions whose commands are collected:
+		// guarding a file must not make every script ask.
 		all, unknownTarget := shell.WriteTargets(s)
 		for _, t := range all {
 			if !t.Recursive {
 				targets = append(targets, t)
 			}
 		}
-		unknown = unknownTarget || len(all) > 1 && b.analyzer.MakesLinks(s, b.env(pc))
+		unknown = unknownTarget || shell.Opaque(s) || len(all) > 1 && b.analyzer.MakesLinks(s, b.env(pc))
 		if len(targets) == 0 && !unknown {
 			return permission.NoMatch
 		}

@@ -364,6 +364,7 @@ func TestProtectedPaths(t *testing.T) {
 		{"Bash", map[string]any{"command": "sed -i s/a/b/ wasmtools.yaml"}},
 		{"Write", map[string]any{"file_path": plugins + "/group/group.yaml", "content": "x"}},
 		{"Bash", map[string]any{"command": "ln -s . l && echo '# x' > l/wasmtools.yaml"}},
+		{"Bash", map[string]any{"command": "python3 -c 'open(\"wasmtools.yaml\", \"w\").write(\"mode: bypass\")'"}},
 	}
 	for _, mode := range []permission.Mode{permission.ModeDefault, permission.ModeAcceptEdits, permission.ModeBypass, permission.ModeDontAsk} {
 		for _, c := range cases {
@@ -381,6 +382,25 @@ func TestProtectedPaths(t *testing.T) {
 			if d.Behavior != want || want == permission.Ask && !d.BypassImmune {
 				t.Errorf("%s %s in %s: got %s (immune %v), want %s immune; %q", c.tool, args, mode, d.Behavior, d.BypassImmune, want, d.Reason)
 			}
+		}
+	}
+}
+
+// TestProtectedPathsDoNotOverreach: guarding the configuration does not
+// make everyday commands ask in bypass.
+func TestProtectedPathsDoNotOverreach(t *testing.T) {
+	f := newHolesFixture(t)
+	tk := holesToolkit(t, f.home)
+	for _, cmd := range []string{"git checkout -b feature", "for f in src/*; do wc -l \"$f\"; done", "[ -f go.mod ] && echo yes",
+		"echo $(date)", "tar xzf a.tgz", "cp x y", "python3 --version"} {
+		pc := &permission.Context{Mode: permission.ModeBypass, WorkingDirs: []string{f.wd}, Cwd: f.wd, Protected: []string{f.wd + "/wasmtools.yaml"}}
+		args, _ := json.Marshal(map[string]string{"command": cmd})
+		d, err := tk.Check(context.Background(), "p", toolkit.Call{Name: "Bash", Arguments: string(args)}, toolkit.CheckOptions{Permission: pc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Behavior != permission.Allow {
+			t.Errorf("%q in bypass with the configuration protected: %s (%s)", cmd, d.Behavior, d.Reason)
 		}
 	}
 }
