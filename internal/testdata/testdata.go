@@ -4,6 +4,7 @@
 package testdata
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -37,6 +38,30 @@ func Path(tb testing.TB, name string) string {
 	p := filepath.Join(Dir(tb), name)
 	if _, err := os.Stat(p); err != nil {
 		tb.Fatalf("testdata: %v", err)
+	}
+	return p
+}
+
+// npmInstall is the command that installs the npm peers the tests use
+// (what .ci/run runs).
+const npmInstall = "npm install --prefix build/npm @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/inspector@2.12.0"
+
+// NPMPeer returns the path of a file of an npm package installed under
+// the repository's build/npm (parts below node_modules, e.g.
+// "@modelcontextprotocol", "server-everything", "dist", "index.js").
+// When it is missing the test is skipped with the command that installs
+// it, unless CI=true (as .ci/run sets): there a missing peer fails the
+// test, so CI never passes on a skip.
+func NPMPeer(tb testing.TB, parts ...string) string {
+	tb.Helper()
+	root := filepath.Dir(Dir(tb))
+	p := filepath.Join(append([]string{root, "build", "npm", "node_modules"}, parts...)...)
+	if _, err := os.Stat(p); err != nil {
+		msg := fmt.Sprintf("%s is not installed: run `%s` (as .ci/run does)", filepath.Join(parts...), npmInstall)
+		if os.Getenv("CI") == "true" {
+			tb.Fatal(msg)
+		}
+		tb.Skip("SKIPPED: " + msg)
 	}
 	return p
 }

@@ -4,7 +4,7 @@
 // would run (found in lists, pipelines, groups, `bash -c` strings, after
 // wrappers such as sudo or timeout, after `find -exec`), with unquoted
 // words, redirects and assignments, plus the reasons, if any, why the
-// script cannot be analysed statically. [Checker] turns a Script into
+// script cannot be analysed statically. [Analyzer] turns a Script into
 // permission facts and decisions: read-only or not, dangerous findings,
 // sed validation, sensitive paths, critical removals, edits inside the
 // working directories, rule matching and rule suggestions.

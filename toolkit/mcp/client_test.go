@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"github.com/wasmtools/wasmtools/internal/testdata"
 	"net"
 	"os"
 	"os/exec"
@@ -11,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wasmtools/wasmtools/internal/testplugins"
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
 )
@@ -24,11 +24,7 @@ func everything(t testing.TB) string {
 	if p := os.Getenv("WASMTOOLS_MCP_EVERYTHING"); p != "" {
 		return p
 	}
-	p := filepath.Join(testplugins.Root(t), "build", "npm", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("the reference MCP server is not installed: run `npm install --prefix build/npm @modelcontextprotocol/server-everything` (as .ci/run does): %v", err)
-	}
-	return p
+	return testdata.NPMPeer(t, "@modelcontextprotocol", "server-everything", "dist", "index.js")
 }
 
 func callTool(t *testing.T, tk *toolkit.Toolkit, name, args string) *toolkit.Response {
