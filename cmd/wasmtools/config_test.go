@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/wasmtools/wasmtools/internal/testdata"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,7 +67,7 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestConfigGroupsAndServers(t *testing.T) {
-	server := filepath.Join(testplugins.Root(t), "build", "npm", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	server := testdata.NPMPeer(t, "@modelcontextprotocol", "server-everything", "dist", "index.js")
 	if _, err := os.Stat(server); err != nil {
 		t.Fatalf("the reference MCP server is not installed (see .ci/run): %v", err)
 	}
@@ -132,7 +133,7 @@ func TestConfigPluginGroup(t *testing.T) {
 // TestConfigTrustReadOnlyHint pins that an MCP server's readOnlyHint makes
 // its tools read-only only with trust_read_only_hint in wasmtools.yaml.
 func TestConfigTrustReadOnlyHint(t *testing.T) {
-	server := filepath.Join(testplugins.Root(t), "build", "npm", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	server := testdata.NPMPeer(t, "@modelcontextprotocol", "server-everything", "dist", "index.js")
 	if _, err := os.Stat(server); err != nil {
 		t.Fatalf("the reference MCP server is not installed (see .ci/run): %v", err)
 	}

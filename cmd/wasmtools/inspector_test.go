@@ -2,24 +2,20 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/wasmtools/wasmtools/internal/testdata"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/wasmtools/wasmtools/internal/testplugins"
 )
 
 // inspector runs the MCP Inspector's CLI (@modelcontextprotocol/inspector,
 // installed by .ci/run under build/npm) against `wasmtools serve` in dir.
 func inspector(t *testing.T, dir string, args ...string) map[string]any {
 	t.Helper()
-	bin := filepath.Join(testplugins.Root(t), "build", "npm", "node_modules", ".bin", "mcp-inspector")
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("the MCP Inspector is not installed (see .ci/run): %v", err)
-	}
+	bin := testdata.NPMPeer(t, ".bin", "mcp-inspector")
 	cmd := exec.Command(bin, append([]string{"--cli", binary, "serve", "--workdir", dir}, args...)...)
 	cmd.Dir = dir
 	done := make(chan struct{})

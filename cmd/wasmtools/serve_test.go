@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/wasmtools/wasmtools/internal/testdata"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +13,6 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/wasmtools/wasmtools/internal/testplugins"
 )
 
 // serveSession starts `wasmtools serve` as a process and connects an MCP
@@ -127,7 +126,7 @@ func TestServeElicitation(t *testing.T) {
 // TestMCPConfig: the tools of the servers an --mcp-config file names are
 // listed, checked and called like the others.
 func TestMCPConfig(t *testing.T) {
-	server := filepath.Join(testplugins.Root(t), "build", "npm", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	server := testdata.NPMPeer(t, "@modelcontextprotocol", "server-everything", "dist", "index.js")
 	if _, err := os.Stat(server); err != nil {
 		t.Fatalf("the reference MCP server is not installed (see .ci/run): %v", err)
 	}
