@@ -250,6 +250,7 @@ func TestToolFailures(t *testing.T) {
 		return func(yield func(*Chunk, error) bool) {
 			yield(TextChunk("a"), nil)
 			var m map[string]int
+			//lint:ignore SA5000 the runtime panic is what this test checks
 			m["x"] = 1
 		}
 	}})

@@ -203,14 +203,6 @@ func exitCode(code int) error {
 	return &exitError{code: code}
 }
 
-// notYet runs a command that is planned but not built yet.
-func notYet(name string) func(context.Context, *env, []string) error {
-	return func(_ context.Context, e *env, _ []string) error {
-		fmt.Fprintf(e.stderr, "wasmtools %s: not available yet in this build\n", name)
-		return exitCode(exitUsage)
-	}
-}
-
 func runVersion(_ context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "version", "Usage: wasmtools version\n\nVersion prints the version of wasmtools and of the Go toolchain that built it.\n")
 	if _, err := parseArgs(e, fs, args); err != nil {

@@ -14,13 +14,6 @@ import (
 // untrustworthy where it runs: what a glob or a variable turns into, and
 // configuration the working directory may have planted.
 
-// recursiveReader reports a command that reads every file below a
-// directory.
-func recursiveReader(c *Command) bool {
-	_, ok := recursiveReaderOptions(c)
-	return ok
-}
-
 // assignedVariables returns the names the script itself sets: bare
 // assignments, export/declare/local/readonly/typeset arguments, and the
 // targets of read, printf -v, mapfile and getopts.

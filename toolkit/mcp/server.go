@@ -436,7 +436,7 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	}
 	// Progress goes to this request: a resumed call reports to the retry.
 	prog.to(ctx, req.Session, req.Params.GetProgressToken())
-	defer prog.to(nil, nil, nil)
+	defer prog.to(context.Background(), nil, nil)
 	for range 8 { // an edited input can be asked about again; bound the loop
 		if err := turn.Run(ctx); err != nil {
 			return nil, err
@@ -728,10 +728,13 @@ func (p *progress) event(ev toolkit.Event) {
 	_ = ss.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: n, Message: msg})
 }
 
+// MCP logging is deprecated from protocol 2026-07-28 (SEP-2577) but
+// serves every client on the older versions, which is most of them.
+
 // logOutcome tells the client, through MCP logging (at the level it set
 // with logging/setLevel), how the permission engine and the call went.
 func (s *Server) logOutcome(ctx context.Context, ss *sdk.ServerSession, out toolkit.Outcome) {
-	var level sdk.LoggingLevel
+	var level sdk.LoggingLevel //lint:ignore SA1019 see above
 	data := map[string]any{"tool": out.Call.Name}
 	switch {
 	case out.Status == toolkit.StatusNeedsConfirmation && out.Confirmation != nil:
@@ -749,13 +752,17 @@ func (s *Server) logOutcome(ctx context.Context, ss *sdk.ServerSession, out tool
 	default:
 		return
 	}
+	//lint:ignore SA1019 see above
 	_ = ss.Log(ctx, &sdk.LoggingMessageParams{Level: level, Logger: "wasmtools.permission", Data: data})
 }
 
 // LogAll sends a log message to every session (at the level each set):
 // hot-reload events, for instance.
+//
+//lint:ignore SA1019 see logOutcome
 func (s *Server) LogAll(level sdk.LoggingLevel, logger string, data any) {
 	for ss := range s.sdk.Sessions() {
+		//lint:ignore SA1019 see logOutcome
 		_ = ss.Log(context.Background(), &sdk.LoggingMessageParams{Level: level, Logger: logger, Data: data})
 	}
 }

@@ -165,6 +165,7 @@ func TestProgressAndLogging(t *testing.T) {
 			progress = append(progress, r.Params.Message)
 			mu.Unlock()
 		},
+		//lint:ignore SA1019 the logging feature is what this test checks
 		LoggingMessageHandler: func(_ context.Context, r *sdk.LoggingMessageRequest) {
 			mu.Lock()
 			logs = append(logs, r.Params.Data)
@@ -177,6 +178,7 @@ func TestProgressAndLogging(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
+	//lint:ignore SA1019 the logging feature is what this test checks
 	if err := cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "debug"}); err != nil {
 		t.Fatal(err)
 	}
