@@ -1,11 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -377,8 +379,81 @@ func (s *Server) HTTPHandler(opts *sdk.StreamableHTTPOptions) http.Handler {
 				s.cancelCalls(id)
 			}
 		}
-		h.ServeHTTP(w, r)
+		if r.Method != http.MethodPost || r.Body == nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		// An unknown method gets the JSON-RPC answer (-32601), as over
+		// stdio, not the SDK's plain-text HTTP 400.
+		body, err := io.ReadAll(io.LimitReader(r.Body, sdk.DefaultMaxRequestBodyBytes+1))
+		r.Body.Close()
+		if err != nil {
+			http.Error(w, "cannot read the request: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		rw := &methodNotFoundWriter{ResponseWriter: w, body: body}
+		h.ServeHTTP(rw, r)
+		rw.finish()
 	})
+}
+
+// methodNotFoundWriter passes a response through, except the SDK's
+// plain-text 400 for a method it does not handle, which it turns into a
+// JSON-RPC error response.
+type methodNotFoundWriter struct {
+	http.ResponseWriter
+	body     []byte // the request
+	held     bool   // a 400 is being held back
+	heldBody bytes.Buffer
+}
+
+func (m *methodNotFoundWriter) WriteHeader(code int) {
+	if code == http.StatusBadRequest && strings.HasPrefix(m.Header().Get("Content-Type"), "text/plain") {
+		m.held = true
+		return
+	}
+	m.ResponseWriter.WriteHeader(code)
+}
+
+func (m *methodNotFoundWriter) Write(p []byte) (int, error) {
+	if m.held {
+		return m.heldBody.Write(p)
+	}
+	return m.ResponseWriter.Write(p)
+}
+
+// Flush keeps streamed responses (server-sent events) flowing.
+func (m *methodNotFoundWriter) Flush() {
+	if f, ok := m.ResponseWriter.(http.Flusher); ok && !m.held {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (m *methodNotFoundWriter) Unwrap() http.ResponseWriter { return m.ResponseWriter }
+
+func (m *methodNotFoundWriter) finish() {
+	if !m.held {
+		return
+	}
+	text := m.heldBody.String()
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if !strings.Contains(text, "not handled") || json.Unmarshal(m.body, &req) != nil || len(req.ID) == 0 {
+		m.ResponseWriter.WriteHeader(http.StatusBadRequest)
+		_, _ = m.ResponseWriter.Write(m.heldBody.Bytes())
+		return
+	}
+	out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID,
+		"error": map[string]any{"code": -32601, "message": fmt.Sprintf("Method not found: %q", req.Method)}})
+	m.Header().Set("Content-Type", "application/json")
+	m.Header().Del("Content-Length")
+	m.Header().Del("X-Content-Type-Options")
+	m.ResponseWriter.WriteHeader(http.StatusOK)
+	_, _ = m.ResponseWriter.Write(out)
 }
 
 // Sessions reports how many MCP sessions the server holds state for.

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -364,4 +365,36 @@ func TestSessionEndCancelsCalls(t *testing.T) {
 		}
 	}
 	t.Logf("command ended after the DELETE (%s)", resp.Status)
+}
+
+// TestHTTPUnknownMethod: an unknown method over HTTP gets the JSON-RPC
+// error -32601, as over stdio.
+func TestHTTPUnknownMethod(t *testing.T) {
+	tk := toolkit.New(toolkit.Options{})
+	srv := NewServer(tk, ServerOptions{})
+	hs := httptest.NewServer(srv.HTTPHandler(nil))
+	defer hs.Close()
+	post := func(body string, session string) (*http.Response, []byte) {
+		req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, data
+	}
+	resp, _ := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, "")
+	sid := resp.Header.Get("Mcp-Session-Id")
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, sid)
+	resp, data := post(`{"jsonrpc":"2.0","id":7,"method":"nosuch/method"}`, sid)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(data), "-32601") || !strings.Contains(string(data), `"id":7`) {
+		t.Fatalf("HTTP %d %s, want a JSON-RPC -32601 error for id 7", resp.StatusCode, data)
+	}
 }
