@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/wasmtools/wasmtools/toolkit"
@@ -142,6 +143,7 @@ func writeAtomic(path string, data []byte, perm fs.FileMode, check func() error)
 	if fi, err := os.Stat(path); err == nil {
 		perm = fi.Mode().Perm()
 	}
+	removeStaleTemps(dir, filepath.Base(path))
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
@@ -167,4 +169,25 @@ func writeAtomic(path string, data []byte, perm fs.FileMode, check func() error)
 		}
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// staleTempAge is how old a temporary file of an atomic write must be to
+// count as left behind by a writer that was killed (SIGKILL leaves no
+// chance to remove it).
+const staleTempAge = 10 * time.Minute
+
+// removeStaleTemps removes the temporary files that killed writers of
+// base left in dir.
+func removeStaleTemps(dir, base string) {
+	matches, _ := filepath.Glob(filepath.Join(dir, "."+escapeGlob(base)+".tmp-*"))
+	for _, m := range matches {
+		if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > staleTempAge {
+			_ = os.Remove(m)
+		}
+	}
+}
+
+// escapeGlob quotes the glob characters of a file name.
+func escapeGlob(s string) string {
+	return strings.NewReplacer("*", "\\*", "?", "\\?", "[", "\\[", "\\", "\\\\").Replace(s)
 }

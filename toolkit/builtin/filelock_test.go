@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
@@ -130,5 +131,30 @@ func TestDiffCapped(t *testing.T) {
 	d, _ := resp.Metadata["diff"].(string)
 	if len(d) > MaxDiffBytes+100 || !strings.Contains(d, "diff cut") {
 		t.Fatalf("diff of %d bytes, want at most %d with a note", len(d), MaxDiffBytes)
+	}
+}
+
+// TestStaleTempsRemoved: temporary files a killed writer left behind are
+// removed by the next write of the same file; fresh ones (a writer at
+// work) are kept.
+func TestStaleTempsRemoved(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.txt")
+	stale, fresh := filepath.Join(dir, ".f.txt.tmp-111"), filepath.Join(dir, ".f.txt.tmp-222")
+	for _, p := range []string{stale, fresh} {
+		writeFile(t, p, "partial")
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&LocalBackend{}).WriteFile(context.Background(), path, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("a stale temporary file was left")
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Error("a fresh temporary file (a writer at work) was removed")
 	}
 }
