@@ -12,8 +12,13 @@ help: ## List the targets.
 build: ## Build the CLI into bin/.
 	$(GO) build -o $(BIN) ./cmd/wasmtools
 
+# The guest SDK and the plugin contract are modules of their own: ./...
+# of the root does not reach them.
+SUBMODULES := abi sdk-guest
+
 test: ## Run every test with the race detector (the README's test command).
 	$(GO) test -race ./...
+	cd sdk-guest && $(GO) test -race ./...
 	@# The hot-reload stress test at full size: the race detector makes
 	@# it too slow for 100 replacements, so they run without it.
 	$(GO) test -count=1 -run '^TestFolderReplaceUnderLoad$$' ./host
@@ -21,9 +26,18 @@ test: ## Run every test with the race detector (the README's test command).
 bench: ## Run the benchmarks (figures, not pass/fail).
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-lint: ## gofmt and go vet.
+lint: ## gofmt, go vet, staticcheck, go mod tidy, and cross-builds of the cgo-free packages.
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	for m in $(SUBMODULES); do (cd $$m && $(GO) vet ./... && GOOS=wasip1 GOARCH=wasm $(GO) vet ./...) || exit 1; done
+	@command -v staticcheck >/dev/null || { echo "staticcheck is not installed: go install honnef.co/go/tools/cmd/staticcheck@latest"; exit 1; }
+	staticcheck ./...
+	for m in $(SUBMODULES); do (cd $$m && staticcheck ./...) || exit 1; done
+	$(GO) mod tidy -diff
+	for m in $(SUBMODULES); do (cd $$m && $(GO) mod tidy -diff) || exit 1; done
+	@# What a Windows or macOS user gets: every package that needs no cgo
+	@# builds (the shell analysis uses tree-sitter through cgo).
+	for os in windows darwin; do CGO_ENABLED=0 GOOS=$$os $(GO) build $$($(GO) list -f '{{if .GoFiles}}{{.ImportPath}} {{join .Deps " "}}{{end}}' ./... | grep -v go-tree-sitter | cut -d' ' -f1) || exit 1; done
 
 fuzz: ## Run each fuzz target for FUZZTIME (default 20s).
 	$(GO) test -run '^$$' -fuzz '^FuzzParseRule$$' -fuzztime $(FUZZTIME) ./permission

@@ -36,3 +36,16 @@ require (
 	google.golang.org/protobuf v1.34.2 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )
+
+// The plugin contract and the guest SDK are modules of their own, so a
+// plugin's go.mod pulls nothing of the host; here they come from this
+// checkout.
+require (
+	github.com/wasmtools/wasmtools/abi v0.0.0-00010101000000-000000000000
+	github.com/wasmtools/wasmtools/sdk-guest v0.0.0-00010101000000-000000000000
+)
+
+replace (
+	github.com/wasmtools/wasmtools/abi => ./abi
+	github.com/wasmtools/wasmtools/sdk-guest => ./sdk-guest
+)

@@ -95,8 +95,13 @@ var (
 	goRelease     = regexp.MustCompile(`^go(\d+\.\d+(\.\d+)?)`)
 )
 
-// sdkModule is the Go module that holds the SDK.
-const sdkModule = "github.com/wasmtools/wasmtools"
+// hostModule is the module of a wasmtools checkout; sdkModule the Go
+// module of the guest SDK inside it (with the abi module beside it),
+// tagged sdk-guest/vX.Y.Z.
+const (
+	hostModule = "github.com/wasmtools/wasmtools"
+	sdkModule  = "github.com/wasmtools/wasmtools/sdk-guest"
+)
 
 // templateData is what the templates are executed with.
 type templateData struct {
@@ -104,8 +109,10 @@ type templateData struct {
 	// Go only.
 	Module     string // the plugin's module path
 	GoVersion  string // its go directive
-	SDKVersion string // the version of sdkModule it requires
-	Replace    string // where a replace directive points, or ""
+	SDKVersion string // the version of sdkModule (and the abi module) it requires
+	Replace    string // the checkout replace directives point into, or ""
+	ReplaceABI string // Replace's abi folder, as go.mod spells it
+	ReplaceSDK string // Replace's sdk-guest folder, as go.mod spells it
 }
 
 func runNew(_ context.Context, e *env, args []string) error {
@@ -157,6 +164,9 @@ func runNew(_ context.Context, e *env, args []string) error {
 			return err
 		}
 		data.Module, data.GoVersion, data.SDKVersion, data.Replace = name, sdk.goVersion, sdk.version, sdk.replace
+		if sdk.replace != "" {
+			data.ReplaceABI, data.ReplaceSDK = modPath(sdk.replace+"/abi"), modPath(sdk.replace+"/sdk-guest")
+		}
 		sdkNote = sdk.note
 	}
 	files, err := render(folder, data)
@@ -329,7 +339,7 @@ func findSDK(sdkPath, pluginDir string) (sdkSource, error) {
 			return replaceSDK(root, gv, pluginDir, "the checkout this wasmtools was built from"), nil
 		}
 	}
-	return sdkSource{}, usageErrorf("cannot find the wasmtools Go SDK: this wasmtools is a development build whose checkout is gone, and %s is not inside a checkout; pass --sdk-path DIR, DIR being a wasmtools checkout (git clone https://%s)", pluginDir, sdkModule)
+	return sdkSource{}, usageErrorf("cannot find the wasmtools Go SDK: this wasmtools is a development build whose checkout is gone, and %s is not inside a checkout; pass --sdk-path DIR, DIR being a wasmtools checkout (git clone https://%s)", pluginDir, hostModule)
 }
 
 // replaceSDK takes the SDK from the checkout at root, through a path
@@ -341,15 +351,21 @@ func replaceSDK(root, goVersion, pluginDir, why string) sdkSource {
 			target = filepath.ToSlash(rel) // "../..": go.mod wants ./ or ../ first, and Rel gives that here
 		}
 	}
-	if strings.ContainsAny(target, " \t\"'`\\") {
-		target = strconv.Quote(target) // go.mod reads a quoted path as a Go string
-	}
 	return sdkSource{
 		version:   unversioned,
 		replace:   target,
 		goVersion: goVersion,
 		note:      fmt.Sprintf("go.mod takes the Go SDK from %s (%s), with a replace directive.", root, why),
 	}
+}
+
+// modPath spells a path for a go.mod replace directive: quoted when it
+// holds a blank or a quote (go.mod reads it as a Go string).
+func modPath(p string) string {
+	if strings.ContainsAny(p, " \t\"'`\\") {
+		return strconv.Quote(p)
+	}
+	return p
 }
 
 // checkout reports whether dir is a wasmtools checkout with the Go SDK,
@@ -370,11 +386,20 @@ func checkout(dir string) (goVersion string, err error) {
 			goVersion = f[1]
 		}
 	}
-	if module != sdkModule {
-		return "", fmt.Errorf("its go.mod is module %q, not %s", module, sdkModule)
+	if module != hostModule {
+		return "", fmt.Errorf("its go.mod is module %q, not %s", module, hostModule)
 	}
 	if fi, err := os.Stat(filepath.Join(dir, "sdk-guest")); err != nil || !fi.IsDir() {
 		return "", fmt.Errorf("it has no sdk-guest folder: a wasmtools checkout too old for Go plugins")
+	}
+	// A plugin needs the Go the SDK needs, not the host's.
+	if b, err := os.ReadFile(filepath.Join(dir, "sdk-guest", "go.mod")); err == nil {
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		for sc.Scan() {
+			if f := strings.Fields(sc.Text()); len(f) == 2 && f[0] == "go" {
+				goVersion = f[1]
+			}
+		}
 	}
 	if goVersion == "" {
 		goVersion = goVersionOf(runtime.Version())

@@ -406,7 +406,7 @@ func TestNewPluginGo(t *testing.T) {
 	// the temporary folder: go.mod must point at it (rule 4 of the help).
 	gomod, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
 	root := testplugins.Root(t)
-	if !strings.Contains(string(gomod), "replace github.com/wasmtools/wasmtools => "+root+"\n") {
+	if !strings.Contains(string(gomod), "github.com/wasmtools/wasmtools/sdk-guest => "+root+"/sdk-guest\n") {
 		t.Errorf("go.mod does not replace the SDK with %s:\n%s", root, gomod)
 	}
 	src, _ := os.ReadFile(filepath.Join(dir, "main.go"))
@@ -550,6 +550,10 @@ func TestNewSDKSource(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(fake, "sdk-guest"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// The SDK's own go.mod says which Go a plugin needs.
+	if err := os.WriteFile(filepath.Join(fake, "sdk-guest", "go.mod"), []byte("module github.com/wasmtools/wasmtools/sdk-guest\n\ngo 1.24.3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	elsewhere := filepath.Join(t.TempDir(), "p")
 	empty := filepath.Join(fake, "plugins", "empty")
 	if err := os.MkdirAll(empty, 0o755); err != nil {
@@ -561,10 +565,10 @@ func TestNewSDKSource(t *testing.T) {
 		dir  string
 		want string // in go.mod
 	}{
-		{"inside a checkout: relative", nil, filepath.Join(fake, "plugins", "p"), "replace github.com/wasmtools/wasmtools => ../..\n"},
-		{"an empty folder is fine", nil, empty, "replace github.com/wasmtools/wasmtools => ../..\n"},
-		{"--sdk-path: absolute", []string{"--sdk-path", fake}, elsewhere, "replace github.com/wasmtools/wasmtools => " + strconv.Quote(fake) + "\n"},
-		{"--sdk-path wins", []string{"--sdk-path", testplugins.Root(t)}, filepath.Join(fake, "p2"), "=> " + testplugins.Root(t) + "\n"},
+		{"inside a checkout: relative", nil, filepath.Join(fake, "plugins", "p"), "github.com/wasmtools/wasmtools/sdk-guest => ../../sdk-guest\n"},
+		{"an empty folder is fine", nil, empty, "github.com/wasmtools/wasmtools/abi => ../../abi\n"},
+		{"--sdk-path: absolute", []string{"--sdk-path", fake}, elsewhere, "github.com/wasmtools/wasmtools/sdk-guest => " + strconv.Quote(fake+"/sdk-guest") + "\n"},
+		{"--sdk-path wins", []string{"--sdk-path", testplugins.Root(t)}, filepath.Join(fake, "p2"), "=> " + testplugins.Root(t) + "/sdk-guest\n"},
 	}
 	for _, tt := range tests {
 		r := runBinary(t, nil, "", append([]string{"new", "plugin", "p", "--dir", tt.dir}, tt.args...)...)
@@ -576,8 +580,8 @@ func TestNewSDKSource(t *testing.T) {
 		if !strings.Contains(string(gomod), tt.want) {
 			t.Errorf("%s: go.mod lacks %q:\n%s", tt.name, tt.want, gomod)
 		}
-		if strings.Contains(tt.want, "../..") && !strings.Contains(string(gomod), "\ngo 1.25.1\n") {
-			t.Errorf("%s: the go directive is not the checkout's:\n%s", tt.name, gomod)
+		if strings.Contains(tt.want, "../..") && !strings.Contains(string(gomod), "\ngo 1.24.3\n") {
+			t.Errorf("%s: the go directive is not the SDK's:\n%s", tt.name, gomod)
 		}
 		// The go command parses it (offline: edit -json reads go.mod only).
 		cmd := exec.Command("go", "mod", "edit", "-json")
@@ -615,7 +619,7 @@ func TestNewGoModRelease(t *testing.T) {
 	}
 	for _, f := range files {
 		if f.path == "go.mod" {
-			const want = "module demo\n\ngo 1.26\n\nrequire github.com/wasmtools/wasmtools v1.2.3\n"
+			const want = "module demo\n\ngo 1.26\n\nrequire (\n\tgithub.com/wasmtools/wasmtools/abi v1.2.3\n\tgithub.com/wasmtools/wasmtools/sdk-guest v1.2.3\n)\n"
 			if string(f.data) != want {
 				t.Errorf("go.mod:\n%s\nwant:\n%s", f.data, want)
 			}

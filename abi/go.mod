@@ -1,0 +1,3 @@
+module github.com/wasmtools/wasmtools/abi
+
+go 1.22
