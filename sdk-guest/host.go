@@ -113,5 +113,3 @@ func HTTP(req HTTPRequest) (HTTPResponse, error) {
 	}
 	return hostHTTP(req)
 }
-
-var errNoStatus = errors.New("guest.HTTP: the host returned no status code")

@@ -42,7 +42,8 @@ type everything struct {
 	Value    any               `json:"value,omitempty"`
 	NoTag    string
 	Skipped  string `json:"-"`
-	private  string
+	//lint:ignore U1000 an unexported field must be left out of the schema
+	private string
 }
 
 func TestSchemaFor(t *testing.T) {

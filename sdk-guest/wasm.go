@@ -4,6 +4,7 @@ package guest
 
 import (
 	"encoding/json"
+	"errors"
 	"runtime"
 	"unsafe"
 
@@ -279,3 +280,5 @@ func hostHTTP(req HTTPRequest) (HTTPResponse, error) {
 	}
 	return resp, nil
 }
+
+var errNoStatus = errors.New("guest.HTTP: the host returned no status code")
