@@ -438,8 +438,8 @@ func TestJSONQuery(t *testing.T) {
 		{query: `.users[1] | keys`, want: "[\n  \"age\",\n  \"name\"\n]"},
 		{query: `[.users[] | select(.admin != true) | .name]`, want: "[\n  \"bob\",\n  \"cy\"\n]"},
 		{query: `.users[] | select(.name == "bob") | .age < 18`, want: `true`},
-		{query: `.users[`, err: "syntax error"},
-		{query: `.users.name`, err: "cannot index array"},
+		{query: `.users[`, err: "not valid jq"},
+		{query: `.users.name`, err: "expected an object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
