@@ -1,0 +1,122 @@
+package pathpolicy
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// Resolve returns the path the kernel would open for p, relative to cwd:
+// absolute and clean, with symbolic links followed component by component
+// as far as the path exists (a dangling link's target counts), ".."
+// applied after a link, and /proc/{self,thread-self,PID}/{root,cwd} (and
+// their task/TID forms) replaced by what they stand for. cwd is both the
+// directory relative paths start from and the working directory of the
+// process that would open the path (what /proc/self/cwd names).
+//
+// ok is false when the path cannot be known: a relative path without an
+// absolute cwd, a link loop, or a /proc entry that names another
+// process's open file.
+func (p *Policy) Resolve(name, cwd string) (string, bool) {
+	abs := Abs(name, cwd)
+	if abs == "" {
+		return "", false
+	}
+	return resolve(abs, cwd, 0)
+}
+
+func resolve(abs, cwd string, depth int) (string, bool) {
+	resolved := "/"
+	rest := strings.Split(abs, "/")
+	links := 0
+	for len(rest) > 0 {
+		part := rest[0]
+		rest = rest[1:]
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			resolved = path.Dir(resolved)
+			continue
+		}
+		if resolved == "/proc" && isProcess(part) {
+			r, remaining, ok := procEntry(part, rest, cwd, depth)
+			if !ok {
+				return "", false
+			}
+			if r != "" {
+				resolved, rest = r, remaining
+				continue
+			}
+		}
+		next := path.Join(resolved, part)
+		fi, err := os.Lstat(next)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			resolved = next
+			continue
+		}
+		links++
+		target, err := os.Readlink(next)
+		if err != nil || links > maxLinks {
+			return "", false
+		}
+		if strings.HasPrefix(target, "/") {
+			resolved = "/"
+		}
+		rest = append(strings.Split(target, "/"), rest...)
+	}
+	return resolved, true
+}
+
+// isProcess reports a /proc entry that stands for a process.
+func isProcess(s string) bool {
+	if s == "self" || s == "thread-self" {
+		return true
+	}
+	_, err := strconv.ParseUint(s, 10, 32)
+	return err == nil
+}
+
+// procEntry resolves /proc/PROC/... where PROC is self, thread-self or a
+// PID: root is the file system's root (same mount namespace), cwd is the
+// reading process's directory (for self) or what the kernel says (for a
+// PID), fd and map_files name open files nobody can know in advance.
+// task/TID is the process itself. It returns "" to let the caller walk
+// the entry as an ordinary path (environ, maps, ...).
+func procEntry(proc string, rest []string, cwd string, depth int) (string, []string, bool) {
+	self := proc == "self" || proc == "thread-self"
+	for len(rest) >= 2 && rest[0] == "task" {
+		rest = rest[2:] // /proc/PID/task/TID/x is /proc/PID/x
+	}
+	for len(rest) > 0 && (rest[0] == "" || rest[0] == ".") {
+		rest = rest[1:]
+	}
+	if len(rest) == 0 {
+		return "/proc/" + proc, rest, true
+	}
+	switch rest[0] {
+	case "root":
+		return "/", rest[1:], true
+	case "cwd":
+		if self {
+			if !strings.HasPrefix(cwd, "/") || depth > 0 {
+				return "", nil, false
+			}
+			r, ok := resolve(cwd, cwd, depth+1)
+			return r, rest[1:], ok
+		}
+		target, err := os.Readlink("/proc/" + proc + "/cwd")
+		if err != nil || !strings.HasPrefix(target, "/") {
+			return "", nil, false
+		}
+		return path.Clean(target), rest[1:], true
+	case "fd", "map_files", "exe", "fdinfo":
+		if len(rest) == 1 {
+			return "/proc/" + proc + "/" + rest[0], nil, true
+		}
+		return "", nil, false
+	}
+	return "/proc/" + proc + "/" + rest[0], rest[1:], true
+}

@@ -1,0 +1,218 @@
+package pathpolicy
+
+import (
+	"path"
+	"strings"
+)
+
+// Sensitive reports whether an absolute path (taken as spelled, not
+// resolved) is a sensitive file or lies in a sensitive directory, and
+// returns the path when it is.
+func (p *Policy) Sensitive(name string) (string, bool) {
+	if name == "" {
+		return "", false
+	}
+	lower := strings.ToLower(path.Clean(name))
+	segs := strings.Split(strings.Trim(lower, "/"), "/")
+	for _, e := range p.files {
+		if e.matchFile(segs, strings.HasPrefix(lower, "/")) {
+			return name, true
+		}
+	}
+	for _, e := range p.dirs {
+		if e.matchDir(segs, strings.HasPrefix(lower, "/")) {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// matchFile: the entry's segments end the path (anchored at the root for
+// an absolute entry).
+func (e entry) matchFile(segs []string, abs bool) bool {
+	if len(segs) < len(e.segs) {
+		return false
+	}
+	if e.absolute {
+		return abs && len(segs) == len(e.segs) && segsMatch(e.segs, segs)
+	}
+	return segsMatch(e.segs, segs[len(segs)-len(e.segs):])
+}
+
+// matchDir: the entry's segments appear consecutively in the path (from
+// the root for an absolute entry).
+func (e entry) matchDir(segs []string, abs bool) bool {
+	if e.absolute {
+		return abs && len(segs) >= len(e.segs) && segsMatch(e.segs, segs[:len(e.segs)])
+	}
+	for i := 0; i+len(e.segs) <= len(segs); i++ {
+		if segsMatch(e.segs, segs[i:i+len(e.segs)]) {
+			return true
+		}
+	}
+	return false
+}
+
+func segsMatch(pattern, segs []string) bool {
+	for i := range pattern {
+		if ok, _ := path.Match(pattern[i], segs[i]); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// SensitivePath judges a path as a command would open it: relative to
+// cwd, by its spelling and by its resolution. A path whose resolution
+// cannot be known (another process's open file, a link loop) counts as
+// sensitive: nobody can say what it names. It returns a description of
+// what matched.
+func (p *Policy) SensitivePath(name, cwd string) (string, bool) {
+	abs := Abs(name, cwd)
+	if abs == "" {
+		return "", false
+	}
+	if _, ok := p.Sensitive(abs); ok {
+		return name, true
+	}
+	real, ok := p.Resolve(abs, cwd)
+	if !ok {
+		return name + " (which cannot be resolved)", true
+	}
+	if _, ok := p.Sensitive(real); ok {
+		if real == path.Clean(abs) {
+			return name, true
+		}
+		return name + " (" + real + ")", true
+	}
+	return "", false
+}
+
+// GlobMaySensitive reports whether a shell glob (relative to cwd) could
+// name a sensitive path: a glob anywhere under /proc (whose entries come
+// and go), a glob that some sensitive entry could match as bash matches
+// (a leading dot matched explicitly), or a file the glob matches now that
+// is sensitive.
+func (p *Policy) GlobMaySensitive(glob, cwd string) (string, bool) {
+	abs := Abs(glob, cwd)
+	if abs == "" {
+		return glob, true // unknown directory: fail closed
+	}
+	clean := BashGlob(path.Clean(abs))
+	if strings.HasPrefix(clean, "/proc/") {
+		return glob, true
+	}
+	if p.patternMaySensitive(clean) {
+		return glob, true
+	}
+	for _, m := range ExpandGlob(abs, "/") {
+		if what, ok := p.SensitivePath(m, cwd); ok {
+			return glob + " (" + what + ")", true
+		}
+	}
+	return "", false
+}
+
+// patternMaySensitive compares a glob's segments with the entries'.
+func (p *Policy) patternMaySensitive(pattern string) bool {
+	lower := strings.ToLower(pattern)
+	segs := strings.Split(strings.Trim(lower, "/"), "/")
+	for _, e := range p.files {
+		if e.absolute {
+			if len(segs) == len(e.segs) && segsMayMatch(e.segs, segs) {
+				return true
+			}
+			continue
+		}
+		if len(segs) >= len(e.segs) && segsMayMatch(e.segs, segs[len(segs)-len(e.segs):]) {
+			return true
+		}
+	}
+	for _, e := range p.dirs {
+		if e.absolute {
+			if len(segs) >= len(e.segs) && segsMayMatch(e.segs, segs[:len(e.segs)]) {
+				return true
+			}
+			continue
+		}
+		for i := 0; i+len(e.segs) <= len(segs); i++ {
+			if segsMayMatch(e.segs, segs[i:i+len(e.segs)]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// segsMayMatch reports whether some name could match both an entry's
+// segments and a glob's: each pair must be able to meet.
+func segsMayMatch(entry, glob []string) bool {
+	any := false
+	for i := range entry {
+		if !segMayMatch(entry[i], glob[i]) {
+			return false
+		}
+		any = any || hasGlob(glob[i])
+	}
+	return any
+}
+
+func hasGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// segMayMatch: can one name match both the entry segment e and the glob
+// segment g? bash never matches a leading dot with a wildcard.
+func segMayMatch(e, g string) bool {
+	if !hasGlob(g) {
+		ok, _ := path.Match(e, g)
+		return ok
+	}
+	if strings.HasPrefix(e, ".") && !strings.HasPrefix(g, ".") {
+		return false
+	}
+	if !hasGlob(e) {
+		ok, _ := path.Match(g, e)
+		return ok
+	}
+	// Both are globs: try samples of each against the other.
+	for _, sample := range []string{sampleOf(e, ""), sampleOf(e, "x")} {
+		if ok, _ := path.Match(g, sample); ok {
+			return true
+		}
+	}
+	for _, sample := range []string{sampleOf(g, ""), sampleOf(g, "x")} {
+		if ok, _ := path.Match(e, sample); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// sampleOf turns a glob into one name it matches: * becomes fill, ? and
+// bracket expressions become their first choice.
+func sampleOf(g, fill string) string {
+	var b strings.Builder
+	for i := 0; i < len(g); i++ {
+		switch g[i] {
+		case '*':
+			b.WriteString(fill)
+		case '?':
+			b.WriteByte('x')
+		case '[':
+			j := strings.IndexByte(g[i+1:], ']')
+			if j < 0 {
+				b.WriteByte('[')
+				continue
+			}
+			class := g[i+1 : i+1+j]
+			if strings.HasPrefix(class, "!") || strings.HasPrefix(class, "^") || class == "" {
+				b.WriteByte('x')
+			} else {
+				b.WriteByte(class[0])
+			}
+			i += j + 1
+		default:
+			b.WriteByte(g[i])
+		}
+	}
+	return b.String()
+}
