@@ -27,12 +27,26 @@ func streamCommand(ctx context.Context, yield func(*toolkit.Chunk, error) bool, 
 	go func() {
 		defer close(done)
 		defer close(pieces)
-		res, runErr = run(runCtx, func(data []byte) {
+		// A character split across two reads of the pipe is held back
+		// until its end arrives, so no chunk carries half of it.
+		var partial []byte
+		send := func(text string) {
 			select {
-			case pieces <- string(data):
+			case pieces <- text:
 			case <-runCtx.Done():
 			}
+		}
+		res, runErr = run(runCtx, func(data []byte) {
+			data = append(partial, data...)
+			cut := completeUTF8(data)
+			partial = append([]byte(nil), data[cut:]...)
+			if cut > 0 {
+				send(string(data[:cut]))
+			}
 		})
+		if len(partial) > 0 {
+			send(string(partial))
+		}
 	}()
 	shown, total := 0, 0
 	stopped := false
@@ -90,4 +104,19 @@ func cutRunes(s string, n int) string {
 		i++
 	}
 	return s
+}
+
+// completeUTF8 returns the length of the longest prefix of b that does not
+// end inside a multi-byte UTF-8 character. Invalid bytes count as whole
+// characters: only a valid but unfinished sequence is held back.
+func completeUTF8(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if utf8.FullRune(b[i:]) {
+				return len(b)
+			}
+			return i
+		}
+	}
+	return len(b)
 }

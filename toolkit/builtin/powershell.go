@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
@@ -321,19 +320,4 @@ func (w *powerShellWriter) flush() {
 		w.output(w.pending)
 	}
 	w.pending = nil
-}
-
-// completeUTF8 returns the length of the longest prefix of b that does not
-// end inside a multi-byte UTF-8 character. Invalid bytes count as whole
-// characters: only a valid but unfinished sequence is held back.
-func completeUTF8(b []byte) int {
-	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(b[i]) {
-			if utf8.FullRune(b[i:]) {
-				return len(b)
-			}
-			return i
-		}
-	}
-	return len(b)
 }
