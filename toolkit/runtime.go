@@ -52,27 +52,6 @@ func (rt *Runtime) Accepts(mediaType string) bool {
 	return false
 }
 
-// Key is a typed context key for values an embedding program hands to its
-// tools: create one with NewKey, attach a value to the context given to
-// Turn.Run with With, and read it in the tool with Get.
-type Key[T any] struct{ name string }
-
-// NewKey returns a new key; name is for debugging only.
-func NewKey[T any](name string) *Key[T] { return &Key[T]{name: name} }
-
-// With returns a context carrying v under k.
-func (k *Key[T]) With(ctx context.Context, v T) context.Context {
-	return context.WithValue(ctx, k, v)
-}
-
-// Get returns the value under k and whether there was one.
-func (k *Key[T]) Get(ctx context.Context) (T, bool) {
-	v, ok := ctx.Value(k).(T)
-	return v, ok
-}
-
-func (k *Key[T]) String() string { return "toolkit.Key(" + k.name + ")" }
-
 // panicError turns a recovered panic into an error that keeps the stack
 // for the logs.
 type panicErr struct {

@@ -1,6 +1,9 @@
 package bash
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // inner is the command a wrapper runs.
 type inner struct {
@@ -115,7 +118,7 @@ func unwrapSubcommand(cmd *Command) (inner, bool) {
 		for i < len(args) && strings.HasPrefix(args[i].Value, "-") {
 			i++
 		}
-		if i >= len(args) || !contains(spec.sub, args[i].Value) {
+		if i >= len(args) || !slices.Contains(spec.sub, args[i].Value) {
 			return inner{}, false
 		}
 		i++
@@ -255,15 +258,6 @@ func isNumber(s string) bool {
 		}
 	}
 	return true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // shells are the programs whose -c option runs a command string.
