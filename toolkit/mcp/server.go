@@ -172,7 +172,16 @@ func (s *Server) SDK() *sdk.Server { return s.sdk }
 
 // Refresh re-reads the toolkit's tools and registers them with the MCP
 // server; clients are told the list changed.
+//
+// Refreshes are serialised, and each reads the toolkit under the same lock
+// as it registers: two refreshes racing (a plugin and a skill reloading at
+// once) cannot leave the older tool list registered last. The SDK sends
+// tools/list_changed 10 ms after the last registration, and the sending
+// middleware waits for that lock, so a client is never told of a change
+// before the whole new list is visible.
 func (s *Server) Refresh(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	defs, err := s.tk.Definitions(ctx, "", &toolkit.View{Mode: toolkit.ViewToolkitOnly})
 	if err != nil {
 		return err
@@ -184,8 +193,6 @@ func (s *Server) Refresh(ctx context.Context) error {
 		seen[info.Spec.Name] = true
 	}
 	all := toolkit.MCP(defsForAll(s.tk, defs))
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	// The toolkit changed for everyone: every session is owed the news.
 	for _, id := range s.sessions {
 		s.changed[id] = true

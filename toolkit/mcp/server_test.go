@@ -398,3 +398,87 @@ func TestHTTPUnknownMethod(t *testing.T) {
 		t.Fatalf("HTTP %d %s, want a JSON-RPC -32601 error for id 7", resp.StatusCode, data)
 	}
 }
+
+// TestRefreshNeverEarly: tools registered from many goroutines at once,
+// each change refreshing the server as `wasmtools serve` wires it. Once
+// the changes stop, the last tools/list_changed a client hears leads to a
+// list holding every tool: no older refresh overwrites a newer one.
+func TestRefreshNeverEarly(t *testing.T) {
+	var current sync.Map // "srv" → *Server, set once the server exists
+	tk := toolkit.New(toolkit.Options{
+		Permission: permission.Context{Mode: permission.ModeDefault},
+		OnChange: func(toolkit.Change) {
+			if srv, ok := current.Load("srv"); ok {
+				if err := srv.(*Server).Refresh(context.Background()); err != nil {
+					t.Error(err)
+				}
+			}
+		},
+	})
+	// A server that offers tools when a client connects advertises
+	// tools.listChanged, as `wasmtools serve` always does.
+	if err := tk.Register(builtin.TaskTools()[0]); err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(tk, ServerOptions{})
+	current.Store("srv", srv)
+	if err := srv.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	heard := make(chan struct{}, 1000)
+	client := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "1"}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { heard <- struct{}{} },
+	})
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := srv.SDK().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	const tools = 40
+	var wg sync.WaitGroup
+	for i := range tools {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tool, err := toolkit.NewFunc(fmt.Sprintf("tool_%02d", i), "A tool.",
+				func(context.Context, struct{}) (string, error) { return "ok", nil }, toolkit.FuncOptions{})
+			if err == nil {
+				err = tk.Register(tool)
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case <-heard:
+		case <-deadline:
+			t.Fatal("no tools/list_changed led to a list of every registered tool")
+		}
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, tool := range res.Tools {
+			if strings.HasPrefix(tool.Name, "tool_") {
+				n++
+			}
+		}
+		t.Logf("heard: %d tools listed", n)
+		if n == tools {
+			return
+		}
+	}
+}
