@@ -57,6 +57,19 @@ type Chunk struct {
 	// Structured is the result as data, matching the tool's
 	// Spec.OutputSchema; the last chunk carrying one sets the response's.
 	Structured any `json:"structured,omitempty"`
+	// Progress says how far the call has come. It is news for whoever
+	// watches the call (an MCP client's progress notifications) and is
+	// not folded into the response.
+	Progress *Progress `json:"progress,omitempty"`
+}
+
+// Progress is a running call's report of how far it has come, as an MCP
+// server reports it upstream: Done out of Total (0 when unknown) and an
+// optional message.
+type Progress struct {
+	Done    float64 `json:"done"`
+	Total   float64 `json:"total,omitempty"`
+	Message string  `json:"message,omitempty"`
 }
 
 // TextChunk returns a running chunk holding one text block.

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -69,6 +70,11 @@ type Client struct {
 	mu      sync.Mutex
 	session *sdk.ClientSession
 	tools   []*Tool
+
+	// watchers route the server's progress notifications to the calls
+	// that asked for them, by progress token.
+	watchers sync.Map // string → chan toolkit.Progress
+	seq      atomic.Uint64
 }
 
 // Connect connects to a server and reads its tools. A stateless HTTP
@@ -125,6 +131,7 @@ func (c *Client) connect(ctx context.Context) (*sdk.ClientSession, error) {
 				}
 			}()
 		},
+		ProgressNotificationHandler: c.progressArrived,
 	})
 	s, err := client.Connect(ctx, c.transport(), nil)
 	if err != nil {
@@ -297,8 +304,11 @@ func (t *Tool) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 			if err != nil {
 				break
 			}
-			res, err = s.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: map[string]any(in)})
+			res, err = t.callWatching(ctx, s, in, yield)
 			done()
+			if errors.Is(err, errStopped) {
+				return
+			}
 			if err == nil || ctx.Err() != nil || t.c.cfg.Stateless {
 				break
 			}
@@ -351,4 +361,73 @@ func fromContent(in []sdk.Content) []toolkit.Block {
 		}
 	}
 	return out
+}
+
+// errStopped: the consumer of a call's stream stopped reading.
+var errStopped = errors.New("stream consumer stopped")
+
+// callWatching calls the tool with a progress token of its own and
+// streams the server's progress notifications for it as chunks carrying
+// toolkit.Progress while the call runs.
+func (t *Tool) callWatching(ctx context.Context, s *sdk.ClientSession, in toolkit.Input, yield func(*toolkit.Chunk, error) bool) (*sdk.CallToolResult, error) {
+	token := fmt.Sprintf("wasmtools-%d", t.c.seq.Add(1))
+	progress := make(chan toolkit.Progress, 16)
+	t.c.watchers.Store(token, progress)
+	defer t.c.watchers.Delete(token)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type outcome struct {
+		res *sdk.CallToolResult
+		err error
+	}
+	result := make(chan outcome, 1)
+	go func() {
+		params := &sdk.CallToolParams{Name: t.remote, Arguments: map[string]any(in)}
+		params.SetProgressToken(token)
+		res, err := s.CallTool(ctx, params)
+		result <- outcome{res, err}
+	}()
+	for {
+		select {
+		case p := <-progress:
+			if !yield(&toolkit.Chunk{Progress: &p}, nil) {
+				cancel()
+				<-result
+				return nil, errStopped
+			}
+		case o := <-result:
+			// Progress that came with the result still goes first.
+			for {
+				select {
+				case p := <-progress:
+					if !yield(&toolkit.Chunk{Progress: &p}, nil) {
+						return nil, errStopped
+					}
+					continue
+				default:
+				}
+				return o.res, o.err
+			}
+		}
+	}
+}
+
+// progressArrived hands a progress notification to the call it is for.
+// A notification for no running call (it ended, or the token is not
+// ours) is dropped; so is one a slow consumer has no room for, since a
+// later one says more.
+func (c *Client) progressArrived(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+	token, ok := r.Params.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	w, ok := c.watchers.Load(token)
+	if !ok {
+		return
+	}
+	select {
+	case w.(chan toolkit.Progress) <- toolkit.Progress{Done: r.Params.Progress, Total: r.Params.Total, Message: r.Params.Message}:
+	default:
+	}
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
 )
@@ -269,5 +271,95 @@ func TestClientReadOnlyHint(t *testing.T) {
 				t.Errorf("a tool without the hint suggests trusting it: %q", d.Message)
 			}
 		})
+	}
+}
+
+// TestClientForwardsProgress: a call of the reference server's
+// long-running tool streams its progress notifications as chunks while it
+// runs, and its result as usual.
+func TestClientForwardsProgress(t *testing.T) {
+	ctx := context.Background()
+	c, err := Connect(ctx, ServerConfig{Name: "everything", Command: "node", Args: []string{everything(t), "stdio"}}, ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	name := ToolName("everything", "trigger-long-running-operation")
+	tk := toolkit.New(toolkit.Options{Permission: permission.Context{Mode: permission.ModeBypass}})
+	for _, tool := range c.Tools() {
+		if err := tk.Register(tool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok := tk.Tool(name); !ok {
+		t.Fatalf("the reference server has no %s", name)
+	}
+	var got []toolkit.Progress
+	turn, err := tk.NewTurn(ctx, "s", []toolkit.Call{{Name: name, Arguments: `{"duration":0.4,"steps":4}`}}, toolkit.TurnOptions{
+		OnEvent: func(ev toolkit.Event) {
+			if ev.Kind == toolkit.EventChunk && ev.Chunk.Progress != nil {
+				got = append(got, *ev.Chunk.Progress)
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := turn.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := turn.Responses()[0]
+	if r.State != toolkit.StateSuccess || !strings.Contains(r.Text(), "completed") {
+		t.Fatalf("result: %s %q", r.State, r.Text())
+	}
+	// The server sends its last notification just before its result; the
+	// SDK may hand the two over in either order, and progress after the
+	// result is news for nobody. The steps before it always arrive.
+	if len(got) < 3 || len(got) > 4 {
+		t.Fatalf("progress chunks: %+v, want the 4 steps (the last may race the result)", got)
+	}
+	for i, p := range got {
+		if p.Done != float64(i+1) || p.Total != 4 {
+			t.Errorf("progress %d: %+v", i, p)
+		}
+	}
+
+	// Served again over MCP, the progress reaches the client that asked
+	// for it with a progress token of its own.
+	srv := NewServer(tk, ServerOptions{})
+	if err := srv.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	heard := make(chan string, 16)
+	client := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+			if r.Params.ProgressToken == "mine" {
+				heard <- r.Params.Message
+			}
+		},
+	})
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := srv.SDK().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	params := &sdk.CallToolParams{Name: name, Arguments: map[string]any{"duration": 0.4, "steps": 4}}
+	params.SetProgressToken("mine")
+	if res, err := cs.CallTool(ctx, params); err != nil || res.IsError {
+		t.Fatalf("served call: %v %+v", err, res)
+	}
+	select {
+	case msg := <-heard:
+		if msg != "1 of 4" {
+			t.Errorf("first progress message %q, want \"1 of 4\"", msg)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no progress notification reached the MCP client")
 	}
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -52,6 +53,17 @@ func (p *progress) event(ev toolkit.Event) {
 		}
 	}
 	msg := strings.TrimSpace(text.String())
+	if pr := ev.Chunk.Progress; pr != nil && msg == "" {
+		// An upstream server's progress. Its numbers go into the message:
+		// the notification's own count must keep increasing across every
+		// chunk of this call, whatever the upstream server sends.
+		msg = pr.Message
+		if msg == "" && pr.Total > 0 {
+			msg = fmt.Sprintf("%g of %g", pr.Done, pr.Total)
+		} else if msg == "" {
+			msg = fmt.Sprintf("%g", pr.Done)
+		}
+	}
 	if r := []rune(msg); len(r) > maxProgressMessage {
 		msg = string(r[:maxProgressMessage]) + "…"
 	}
