@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmtools/wasmtools/internal/testdata"
 )
 
 // serveHTTP starts `wasmtools serve --http 127.0.0.1:0 ...` and returns
@@ -168,5 +171,53 @@ func TestServeHTTPShutdownKillsCalls(t *testing.T) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("the command's process %d outlived the server", pid)
 		}
+	}
+}
+
+// TestServeHTTPTypeScriptClient: two sessions of the official TypeScript
+// SDK client read and edit one file at once over --http. Every edit
+// reported a success is in the file: none is lost to the other session.
+func TestServeHTTPTypeScriptClient(t *testing.T) {
+	sdkDir := testdata.NPMPeer(t, "@modelcontextprotocol", "sdk")
+	script, err := filepath.Abs(filepath.Join("testdata", "ts-edits.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "shared.txt")
+	if err := os.WriteFile(path, []byte("end\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url, _ := serveHTTP(t, dir, "--mode", "accept_edits")
+	const n = 40
+	out, err := exec.Command("node", script, sdkDir, url, path, strconv.Itoa(n)).Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("the TypeScript client failed: %v\n%s", err, stderr)
+	}
+	var results []struct{ OK, Failed int }
+	if err := json.Unmarshal(out, &results); err != nil || len(results) != 2 {
+		t.Fatalf("client output %q: %v", out, err)
+	}
+	ok := 0
+	for _, r := range results {
+		if r.OK+r.Failed != n {
+			t.Errorf("a session made %d edits, want %d", r.OK+r.Failed, n)
+		}
+		ok += r.OK
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Count(string(data), "\n") - 1 // all but "end"
+	if lines != ok {
+		t.Errorf("%d edits reported a success, %d are in the file", ok, lines)
+	}
+	if ok < n {
+		t.Errorf("only %d of %d edits succeeded: a session's own Read → Edit should mostly win", ok, 2*n)
 	}
 }

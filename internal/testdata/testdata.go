@@ -44,7 +44,7 @@ func Path(tb testing.TB, name string) string {
 
 // npmInstall is the command that installs the npm peers the tests use
 // (what .ci/run runs).
-const npmInstall = "npm install --prefix build/npm @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/inspector@2.12.0"
+const npmInstall = "npm install --prefix build/npm @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/sdk@1.32.2"
 
 // NPMPeer returns the path of a file of an npm package installed under
 // the repository's build/npm (parts below node_modules, e.g.
