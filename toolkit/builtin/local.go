@@ -2,13 +2,10 @@ package builtin
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"sync"
-	"time"
 
 	"github.com/wasmtools/wasmtools/sandbox"
 )
@@ -47,95 +44,23 @@ func (b *LocalBackend) shell() string {
 // reports a refused access, a note on standard error after its output
 // says what the sandbox allowed and how to ask for an unconfined run.
 func (b *LocalBackend) Exec(ctx context.Context, req ExecRequest, output func(Stream, []byte)) (ExecResult, error) {
-	start := time.Now()
-	runCtx := ctx
-	var cancel context.CancelFunc
-	if req.Timeout > 0 {
-		runCtx, cancel = context.WithTimeout(ctx, req.Timeout)
-		defer cancel()
+	p := process{
+		name: b.shell(),
+		command: func(runCtx context.Context) *exec.Cmd {
+			cmd := exec.CommandContext(runCtx, b.shell(), "-c", req.Command)
+			cmd.Dir = req.Dir
+			cmd.Env = append(os.Environ(), req.Env...)
+			return cmd
+		},
+		timeout: req.Timeout,
+		output:  output,
 	}
-	cmd := exec.CommandContext(runCtx, b.shell(), "-c", req.Command)
-	cmd.Dir = req.Dir
-	cmd.Env = append(os.Environ(), req.Env...)
-	cmd.Stdin = nil // /dev/null
-	var conf *sandbox.Confinement
-	if !req.Unsandboxed {
-		var err error
-		if conf, err = b.Sandbox.Confine(cmd, sandboxPolicy(ctx)); err != nil {
-			return ExecResult{}, err
+	if !req.Unsandboxed && b.Sandbox != nil {
+		p.confine = func(cmd *exec.Cmd) (*sandbox.Confinement, error) {
+			return b.Sandbox.Confine(cmd, sandboxPolicy(ctx))
 		}
-		defer conf.Close()
 	}
-	// A confined command gets a session of its own: no controlling
-	// terminal to read from or write to.
-	if conf != nil {
-		setSession(cmd)
-	} else {
-		setProcessGroup(cmd)
-	}
-	// Output pipes stay open while background children hold them: wait
-	// that long for them after the shell exits, then close them.
-	cmd.WaitDelay = 2 * time.Second
-
-	var mu sync.Mutex
-	var refused *refusalScanner
-	if conf != nil {
-		refused = &refusalScanner{}
-	}
-	cmd.Stdout = &streamWriter{stream: Stdout, mu: &mu, output: output, scan: refused}
-	cmd.Stderr = &streamWriter{stream: Stderr, mu: &mu, output: output, scan: refused}
-	if err := cmd.Start(); err != nil {
-		return ExecResult{}, fmt.Errorf("start %s: %w", b.shell(), err)
-	}
-	if err := conf.Started(runCtx); err != nil {
-		if cmd.Cancel != nil {
-			_ = cmd.Cancel()
-		}
-		_ = cmd.Wait()
-		if ctx.Err() != nil {
-			return ExecResult{}, ctx.Err()
-		}
-		return ExecResult{}, err
-	}
-	waitErr := cmd.Wait()
-
-	res := ExecResult{ExitCode: cmd.ProcessState.ExitCode(), Duration: time.Since(start)}
-	mu.Lock()
-	if line := refused.first(); line != "" && output != nil {
-		output(Stderr, []byte(refusalNote(conf, line)))
-	}
-	mu.Unlock()
-	if req.Timeout > 0 && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-		res.TimedOut = true
-		return res, nil
-	}
-	if ctx.Err() != nil {
-		return res, ctx.Err()
-	}
-	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
-		return res, waitErr
-	}
-	return res, nil
-}
-
-// streamWriter hands a command's output to the Exec callback, one call
-// at a time.
-type streamWriter struct {
-	stream Stream
-	mu     *sync.Mutex
-	output func(Stream, []byte)
-	scan   *refusalScanner // watches the output of a confined command
-}
-
-func (w *streamWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.scan.write(w.stream, p)
-	if w.output != nil {
-		w.output(w.stream, append([]byte(nil), p...))
-	}
-	return len(p), nil
+	return p.run(ctx)
 }
 
 // ReadFile implements Backend. Only regular files are read: a device

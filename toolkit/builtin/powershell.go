@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -245,79 +244,19 @@ func (p *PowerShell) Call(ctx context.Context, in toolkit.Input) toolkit.Stream 
 }
 
 // runPowerShell runs exe with args in dir, calling output with each piece
-// of standard output and standard error (never concurrently, never
-// splitting a UTF-8 character). On timeout or cancellation the process is
-// killed (with its process group where the platform has them).
+// of standard output and standard error, never concurrently. On timeout
+// or cancellation the process is killed with its process group.
 func runPowerShell(ctx context.Context, exe string, args []string, dir string, timeout time.Duration,
 	output func([]byte)) (ExecResult, error) {
-	start := time.Now()
-	runCtx := ctx
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	cmd := exec.CommandContext(runCtx, exe, args...)
-	cmd.Dir = dir
-	cmd.Env = os.Environ()
-	cmd.Stdin = nil // the null device: -NonInteractive, and nothing to read
-	setProcessGroup(cmd)
-	// Children that keep the output pipes open must not hold the call.
-	cmd.WaitDelay = 2 * time.Second
-
-	var mu sync.Mutex
-	stdout := &powerShellWriter{mu: &mu, output: output}
-	stderr := &powerShellWriter{mu: &mu, output: output}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	if err := cmd.Start(); err != nil {
-		return ExecResult{}, fmt.Errorf("start %s: %w", exe, err)
-	}
-	waitErr := cmd.Wait()
-	stdout.flush()
-	stderr.flush()
-
-	res := ExecResult{ExitCode: cmd.ProcessState.ExitCode(), Duration: time.Since(start)}
-	if timeout > 0 && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-		res.TimedOut = true
-		return res, nil
-	}
-	if ctx.Err() != nil {
-		return res, ctx.Err()
-	}
-	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
-		return res, waitErr
-	}
-	return res, nil
-}
-
-// powerShellWriter hands one output stream to the callback. It holds back
-// the bytes of a UTF-8 character cut by a pipe read, so that each piece is
-// whole text and characters are counted right.
-type powerShellWriter struct {
-	mu      *sync.Mutex // shared by both streams: one callback at a time
-	output  func([]byte)
-	pending []byte
-}
-
-func (w *powerShellWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	data := append(w.pending, p...)
-	n := completeUTF8(data)
-	w.pending = append([]byte(nil), data[n:]...)
-	if n > 0 && w.output != nil {
-		w.output(data[:n:n])
-	}
-	return len(p), nil
-}
-
-// flush hands over what is held back when the stream ends.
-func (w *powerShellWriter) flush() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.pending) > 0 && w.output != nil {
-		w.output(w.pending)
-	}
-	w.pending = nil
+	return process{
+		name: exe,
+		command: func(runCtx context.Context) *exec.Cmd {
+			cmd := exec.CommandContext(runCtx, exe, args...)
+			cmd.Dir = dir
+			cmd.Env = os.Environ()
+			return cmd
+		},
+		timeout: timeout,
+		output:  func(_ Stream, data []byte) { output(data) },
+	}.run(ctx)
 }

@@ -227,7 +227,7 @@ func TestPowerShellDefaultShellTool(t *testing.T) {
 	}
 }
 
-func TestPowerShellCompleteUTF8(t *testing.T) {
+func TestCompleteUTF8(t *testing.T) {
 	tests := []struct {
 		in   string
 		want int
