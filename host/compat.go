@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -54,11 +55,26 @@ func (p *Plugin) loadServlet(ctx context.Context) error {
 		return p.loadError("describe", err)
 	}
 	var d servletDescription
-	if err := json.Unmarshal(out, &d); err != nil {
-		return fmt.Errorf("plugin %s (servlet): describe returned invalid JSON (%v): %s", p.Name, err, quote(out))
+	if err := p.decode("describe", out, &d); err != nil {
+		return err
 	}
 	if len(d.Tools) == 0 {
 		return fmt.Errorf("plugin %s (servlet): describe lists no tools", p.Name)
+	}
+	names := make([]string, len(d.Tools))
+	for i, t := range d.Tools {
+		names[i] = t.Name
+	}
+	if err := checkToolSet(p.Name, names); err != nil {
+		return err
+	}
+	for _, t := range d.Tools {
+		if err := checkToolName(t.Name); err != nil {
+			return fmt.Errorf("plugin %s (servlet): tool %q: %w", p.Name, t.Name, err)
+		}
+		if err := checkSchema(t.InputSchema); err != nil {
+			return fmt.Errorf("plugin %s (servlet): tool %q: %w", p.Name, t.Name, err)
+		}
 	}
 	for _, t := range d.Tools {
 		spec := toolkit.Spec{
@@ -74,6 +90,21 @@ func (p *Plugin) loadServlet(ctx context.Context) error {
 func (p *Plugin) loadManifest(m *Manifest) error {
 	if len(m.Tools) == 0 {
 		return fmt.Errorf("plugin %s: its manifest names no tools", p.Name)
+	}
+	names := make([]string, len(m.Tools))
+	for i, t := range m.Tools {
+		names[i] = cmp.Or(t.Name, t.Export)
+	}
+	if err := checkToolSet(p.Name, names); err != nil {
+		return err
+	}
+	for _, t := range m.Tools {
+		if err := checkToolName(cmp.Or(t.Name, t.Export)); err != nil {
+			return fmt.Errorf("plugin %s: manifest tool %q: %w", p.Name, cmp.Or(t.Name, t.Export), err)
+		}
+		if err := checkSchema(t.InputSchema); err != nil {
+			return fmt.Errorf("plugin %s: manifest tool %q: %w", p.Name, cmp.Or(t.Name, t.Export), err)
+		}
 	}
 	for _, t := range m.Tools {
 		if !p.exports[t.Export] {
@@ -144,8 +175,8 @@ func (t *compatTool) Call(ctx context.Context, in toolkit.Input) toolkit.Stream 
 			return
 		}
 		var res mcpResult
-		if err := json.Unmarshal(out, &res); err != nil {
-			yield(nil, &PluginError{Plugin: t.p.Name, Export: t.export, Message: fmt.Sprintf("invalid CallToolResult (%v): %s", err, quote(out))})
+		if err := t.p.decode(t.export, out, &res); err != nil {
+			yield(nil, err)
 			return
 		}
 		c := &toolkit.Chunk{State: toolkit.StateSuccess, Last: true}

@@ -3,20 +3,17 @@ package host
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/wasmtools/wasmtools/abi"
 )
-
-// maxHTTPBody bounds a response body read for a plugin.
-const maxHTTPBody = 50 << 20
 
 // httpState is the last response of a call, for http_status_code and
 // http_headers.
@@ -25,28 +22,77 @@ type httpState struct {
 	headers map[string]string
 }
 
-// hostGranted reports whether a URL's host is in the grant: an exact
-// host name, "host:port", or "*.domain" for any subdomain of domain.
+// hostGranted reports whether a URL's host is in the grant. An entry is
+// a host name or IP address (any port), "host:port" (that port only; a
+// URL without a port has its scheme's, 80 or 443), or "*.domain" (any
+// subdomain of domain at any depth, not domain itself; "*.domain:port"
+// for one port). Names compare without regard to case; "*" alone grants
+// nothing.
 func hostGranted(u *url.URL, grants []string) bool {
-	host := strings.ToLower(u.Hostname())
-	hostPort := strings.ToLower(u.Host)
+	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
 	for _, g := range grants {
-		g = strings.ToLower(strings.TrimSpace(g))
-		switch {
-		case g == "":
-		case strings.HasPrefix(g, "*."):
-			if strings.HasSuffix(host, g[1:]) && len(host) > len(g)-1 {
+		gh, gp, err := splitHostGrant(g)
+		if err != nil || gp != "" && gp != port {
+			continue
+		}
+		if domain, ok := strings.CutPrefix(gh, "*."); ok {
+			if strings.HasSuffix(host, "."+domain) {
 				return true
 			}
-		case strings.Contains(g, ":") && net.ParseIP(g) == nil:
-			if hostPort == g {
-				return true
-			}
-		case host == strings.Trim(g, "[]"):
+			continue
+		}
+		if host == gh {
 			return true
 		}
 	}
 	return false
+}
+
+// splitHostGrant splits an http_hosts entry into its host (lower case,
+// IPv6 without brackets) and its port ("" for any).
+func splitHostGrant(g string) (host, port string, err error) {
+	g = strings.ToLower(strings.TrimSpace(g))
+	bad := func(why string) (string, string, error) {
+		return "", "", fmt.Errorf("http_hosts entry %q: %s; give a host name or address, host:port, or *.domain, without scheme or path", g, why)
+	}
+	switch {
+	case g == "":
+		return bad("empty")
+	case strings.ContainsAny(g, "/?#@ "):
+		return bad("not a host")
+	case strings.HasPrefix(g, "["): // [v6] or [v6]:port
+		end := strings.Index(g, "]")
+		if end < 0 || net.ParseIP(g[1:end]) == nil {
+			return bad("not an IPv6 address in brackets")
+		}
+		host, rest := g[1:end], g[end+1:]
+		if rest != "" {
+			if port, ok := strings.CutPrefix(rest, ":"); ok && validPort(port) {
+				return host, port, nil
+			}
+			return bad("bad port")
+		}
+		return host, "", nil
+	case net.ParseIP(g) != nil: // an IPv4 address, or IPv6 without brackets
+		return g, "", nil
+	}
+	host, port, hasPort := strings.Cut(g, ":")
+	if hasPort && !validPort(port) {
+		return bad("bad port")
+	}
+	if rest, ok := strings.CutPrefix(host, "*."); ok && (rest == "" || strings.Contains(rest, "*")) || !strings.HasPrefix(host, "*.") && strings.Contains(host, "*") {
+		return bad(`a wildcard is only "*." before a domain`)
+	}
+	return strings.TrimSuffix(host, "."), port, nil
+}
+
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n > 0 && n < 65536 && p[0] != '+'
 }
 
 // checkURL refuses a URL the plugin may not reach.
@@ -67,11 +113,11 @@ func (k *kernel) httpRequest(ctx context.Context, reqOff, bodyOff uint64) (uint6
 	p := k.call.plugin
 	raw, err := k.block(reqOff)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("http_request: the request: %w", err)
 	}
 	var req abi.HTTPRequest
-	if err := json.Unmarshal(raw, &req); err != nil {
-		return 0, fmt.Errorf("plugin %s: http_request: the request is not valid JSON: %v", p.Name, err)
+	if err := decodeMessage(raw, &req); err != nil {
+		return 0, fmt.Errorf("plugin %s: http_request: the request: %w", p.Name, err)
 	}
 	u, err := url.Parse(req.URL)
 	if err != nil {
@@ -84,7 +130,10 @@ func (k *kernel) httpRequest(ctx context.Context, reqOff, bodyOff uint64) (uint6
 	if bodyOff != 0 {
 		b, err := k.block(bodyOff)
 		if err != nil {
-			return 0, err
+			return 0, fmt.Errorf("http_request: the body: %w", err)
+		}
+		if len(b) > MaxHTTPBody {
+			return 0, fmt.Errorf("plugin %s: http_request: the body is %d bytes, more than the %d allowed", p.Name, len(b), MaxHTTPBody)
 		}
 		body = bytes.NewReader(append([]byte(nil), b...))
 	}
@@ -109,12 +158,12 @@ func (k *kernel) httpRequest(ctx context.Context, reqOff, bodyOff uint64) (uint6
 		return 0, fmt.Errorf("plugin %s: HTTP %s %s: %v", p.Name, method, u.Redacted(), err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxHTTPBody+1))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxHTTPBody+1))
 	if err != nil {
 		return 0, fmt.Errorf("plugin %s: HTTP %s %s: reading the body: %v", p.Name, method, u.Redacted(), err)
 	}
-	if len(data) > maxHTTPBody {
-		return 0, fmt.Errorf("plugin %s: HTTP response from %s is larger than %d bytes", p.Name, u.Host, maxHTTPBody)
+	if len(data) > MaxHTTPBody {
+		return 0, fmt.Errorf("plugin %s: HTTP response from %s is larger than %d bytes", p.Name, u.Host, MaxHTTPBody)
 	}
 	k.call.http.status = resp.StatusCode
 	k.call.http.headers = map[string]string{}

@@ -1,12 +1,14 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/tetratelabs/wazero"
@@ -15,22 +17,21 @@ import (
 	"github.com/wasmtools/wasmtools/abi"
 )
 
-// Kernel limits.
-const (
-	// maxKernelMemory bounds the kernel memory one call may use.
-	maxKernelMemory = 256 << 20
-	// maxVarBytes bounds an instance's Extism variables.
-	maxVarBytes = 1 << 20
-	// kernelBase is the first offset handed out: 0 means "none".
-	kernelBase = 8
-)
+// kernelBase is the first offset handed out: 0 means "none".
+const kernelBase = 8
 
 // kernel is the Extism kernel state of one instance: a Go byte arena
 // holding the blocks the guest allocates, the current input and output,
 // and the instance's variables.
 type kernel struct {
-	arena  []byte
-	blocks map[uint64]uint64 // offset -> length
+	arena []byte
+	// blocks are the blocks of this call, in offset order (allocation
+	// only moves forward); a freed block stays, marked, so that an access
+	// to it is refused rather than landing in a neighbour.
+	blocks []kblock
+	// hot is the index of the block the last load or store hit: copying
+	// a block walks it, so the next access is nearly always in it.
+	hot int
 
 	inputOff, inputLen uint64
 	output             []byte
@@ -40,8 +41,21 @@ type kernel struct {
 	vars     map[string][]byte
 	varBytes int
 
+	// What this call logged, and what it tried to log past the limits.
+	logMsgs, logBytes         int
+	droppedMsgs, droppedBytes int
+
+	// What this call streamed.
+	chunks, chunkBytes int
+
 	// Set for the duration of one export call.
 	call *callEnv
+}
+
+// kblock is one block of kernel memory.
+type kblock struct {
+	off, n uint64
+	freed  bool
 }
 
 // callEnv is what the kernel functions of one call need from the host.
@@ -55,29 +69,48 @@ type callEnv struct {
 }
 
 func newKernel() *kernel {
-	return &kernel{arena: make([]byte, kernelBase, 4096), blocks: map[uint64]uint64{}, vars: map[string][]byte{}}
+	return &kernel{arena: make([]byte, kernelBase, 4096), vars: map[string][]byte{}}
 }
 
-// reset frees every block (between calls).
+// reset frees every block and forgets the call's input, output, error
+// and counters (between calls). Buffers that grew large are released,
+// so that an idle instance does not hold what one call needed.
 func (k *kernel) reset() {
+	if cap(k.arena) > keepBuffer {
+		k.arena = make([]byte, kernelBase, 4096)
+	}
 	k.arena = k.arena[:kernelBase]
-	clear(k.blocks)
+	if cap(k.blocks) > 4096 {
+		k.blocks = nil
+	}
+	k.blocks, k.hot = k.blocks[:0], 0
 	k.inputOff, k.inputLen = 0, 0
-	k.output, k.outputSet, k.errMsg = nil, false, ""
+	if cap(k.output) > keepBuffer {
+		k.output = nil
+	}
+	k.output, k.outputSet, k.errMsg = k.output[:0], false, ""
+	k.logMsgs, k.logBytes, k.droppedMsgs, k.droppedBytes = 0, 0, 0, 0
+	k.chunks, k.chunkBytes = 0, 0
 }
 
-// alloc returns the offset of a new zeroed block of n bytes.
+// alloc returns the offset of a new zeroed block of n bytes; a block of
+// no bytes is offset 0, as in the Extism kernel.
 func (k *kernel) alloc(n uint64) (uint64, error) {
-	if n > maxKernelMemory || uint64(len(k.arena))+n > maxKernelMemory {
-		return 0, fmt.Errorf("kernel memory exhausted: %d bytes requested, %d in use (limit %d)", n, len(k.arena), maxKernelMemory)
+	if n == 0 {
+		return 0, nil
+	}
+	if n > MaxKernelMemory || uint64(len(k.arena))+n > MaxKernelMemory {
+		return 0, fmt.Errorf("kernel memory exhausted: %d bytes requested, %d in use, %d allowed per call; free or reuse blocks (every block is freed when the export returns)", n, len(k.arena), MaxKernelMemory)
+	}
+	if len(k.blocks) >= MaxBlocks {
+		return 0, fmt.Errorf("kernel memory: more than %d blocks allocated in one call; allocate fewer, larger blocks", MaxBlocks)
 	}
 	off := uint64(len(k.arena))
-	k.arena = append(k.arena, make([]byte, n)...)
 	// Keep offsets 8-aligned, as the Extism kernel does.
-	if pad := (8 - len(k.arena)%8) % 8; pad > 0 {
-		k.arena = append(k.arena, make([]byte, pad)...)
-	}
-	k.blocks[off] = n
+	end := int(off + (n+7)&^7)
+	k.arena = slices.Grow(k.arena, end-len(k.arena))[:end]
+	clear(k.arena[off:end])
+	k.blocks = append(k.blocks, kblock{off: off, n: n})
 	return off, nil
 }
 
@@ -91,19 +124,54 @@ func (k *kernel) allocBytes(b []byte) (uint64, error) {
 	return off, nil
 }
 
-// block returns the bytes of the block at off.
-func (k *kernel) block(off uint64) ([]byte, error) {
-	n, ok := k.blocks[off]
-	if !ok {
-		return nil, fmt.Errorf("no kernel memory block at offset %d", off)
+// find returns the index of the live block starting at off, or -1.
+func (k *kernel) find(off uint64) int {
+	i, ok := slices.BinarySearchFunc(k.blocks, off, func(b kblock, off uint64) int { return cmp.Compare(b.off, off) })
+	if !ok || k.blocks[i].freed {
+		return -1
 	}
-	return k.arena[off : off+n], nil
+	return i
 }
 
-func (k *kernel) span(off, n uint64) ([]byte, error) {
-	if off < kernelBase || off+n > uint64(len(k.arena)) || off+n < off {
-		return nil, fmt.Errorf("kernel memory access out of bounds: offset %d, %d bytes", off, n)
+// block returns the bytes of the live block starting at off.
+func (k *kernel) block(off uint64) ([]byte, error) {
+	i := k.find(off)
+	if i < 0 {
+		return nil, fmt.Errorf("no kernel memory block starts at offset %d (pass the offset alloc returned, of a block not yet freed)", off)
 	}
+	b := k.blocks[i]
+	return k.arena[b.off : b.off+b.n], nil
+}
+
+// span returns n bytes at off, which must lie inside one live block: an
+// access that starts outside every block, runs past its block's end or
+// touches a freed block is refused (the guest traps), never served from
+// a neighbouring block or padding. n == 0 is an empty span anywhere.
+func (k *kernel) span(what string, off, n uint64) ([]byte, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	if h := k.hot; h < len(k.blocks) {
+		if b := k.blocks[h]; !b.freed && off >= b.off && off-b.off < b.n && n <= b.n-(off-b.off) {
+			return k.arena[off : off+n], nil
+		}
+	}
+	// The last block starting at or before off.
+	i, found := slices.BinarySearchFunc(k.blocks, off, func(b kblock, off uint64) int { return cmp.Compare(b.off, off) })
+	if !found {
+		i--
+	}
+	if i < 0 || off-k.blocks[i].off >= k.blocks[i].n {
+		return nil, fmt.Errorf("%s at offset %d: outside every kernel memory block", what, off)
+	}
+	b := k.blocks[i]
+	if b.freed {
+		return nil, fmt.Errorf("%s at offset %d: the block at offset %d was freed", what, off, b.off)
+	}
+	if n > b.n-(off-b.off) {
+		return nil, fmt.Errorf("%s at offset %d: %d bytes run past the end of the block at offset %d (%d bytes long)", what, off, n, b.off, b.n)
+	}
+	k.hot = i
 	return k.arena[off : off+n], nil
 }
 
@@ -115,6 +183,41 @@ func (k *kernel) setInput(b []byte) error {
 	}
 	k.inputOff, k.inputLen = off, uint64(len(b))
 	return nil
+}
+
+// log writes one plugin message at level, within the call's log limits.
+func (k *kernel) log(ctx context.Context, log *slog.Logger, level slog.Level, b []byte, attrs ...slog.Attr) {
+	if !log.Enabled(ctx, level) {
+		return
+	}
+	if k.logMsgs >= MaxLogMessages || k.logBytes+len(b) > MaxLogBytes {
+		k.droppedMsgs++
+		k.droppedBytes += len(b)
+		return
+	}
+	k.logMsgs++
+	k.logBytes += len(b)
+	cut := len(b) > MaxLogMessage
+	if cut {
+		b = b[:MaxLogMessage]
+	}
+	msg := strings.ToValidUTF8(strings.TrimRight(string(b), "\n"), "\uFFFD")
+	if cut {
+		msg += "…"
+	}
+	if msg != "" {
+		log.LogAttrs(ctx, level, msg, attrs...)
+	}
+}
+
+// reportDropped says, once per call, how much log output went over the
+// limits.
+func (k *kernel) reportDropped(log *slog.Logger, phase string) {
+	if k.droppedMsgs == 0 {
+		return
+	}
+	log.Warn(fmt.Sprintf("plugin log output over the limit (%d messages, %d bytes per call): %d more messages (%d bytes) were dropped", MaxLogMessages, MaxLogBytes, k.droppedMsgs, k.droppedBytes), "export", phase)
+	k.droppedMsgs, k.droppedBytes = 0, 0
 }
 
 type kernelKey struct{}
@@ -172,36 +275,45 @@ func kernelFunctions() map[string]struct {
 		s[0] = off
 	})
 	add("free", []api.ValueType{i64}, none, func(_ context.Context, k *kernel, s []uint64) {
-		// Blocks live until the call ends; freeing only forgets the
-		// length, as the kernel's allocator would reuse the space.
-		delete(k.blocks, s[0])
+		// The space is not reused (blocks live until the call ends), but
+		// the block can no longer be read or written. Freeing 0, an
+		// unknown offset or a freed block does nothing, as in Extism.
+		if i := k.find(s[0]); i >= 0 {
+			k.blocks[i].freed = true
+		}
 	})
-	length := func(_ context.Context, k *kernel, s []uint64) { s[0] = k.blocks[s[0]] }
+	length := func(_ context.Context, k *kernel, s []uint64) {
+		if i := k.find(s[0]); i >= 0 {
+			s[0] = k.blocks[i].n
+		} else {
+			s[0] = 0
+		}
+	}
 	add("length", []api.ValueType{i64}, []api.ValueType{i64}, length)
 	add("length_unsafe", []api.ValueType{i64}, []api.ValueType{i64}, length)
 	add("load_u8", []api.ValueType{i64}, []api.ValueType{i32}, func(_ context.Context, k *kernel, s []uint64) {
-		b, err := k.span(s[0], 1)
+		b, err := k.span("load_u8", s[0], 1)
 		if err != nil {
 			trap(k, err)
 		}
 		s[0] = uint64(b[0])
 	})
 	add("load_u64", []api.ValueType{i64}, []api.ValueType{i64}, func(_ context.Context, k *kernel, s []uint64) {
-		b, err := k.span(s[0], 8)
+		b, err := k.span("load_u64", s[0], 8)
 		if err != nil {
 			trap(k, err)
 		}
 		s[0] = binary.LittleEndian.Uint64(b)
 	})
 	add("store_u8", []api.ValueType{i64, i32}, none, func(_ context.Context, k *kernel, s []uint64) {
-		b, err := k.span(s[0], 1)
+		b, err := k.span("store_u8", s[0], 1)
 		if err != nil {
 			trap(k, err)
 		}
 		b[0] = byte(s[1])
 	})
 	add("store_u64", []api.ValueType{i64, i64}, none, func(_ context.Context, k *kernel, s []uint64) {
-		b, err := k.span(s[0], 8)
+		b, err := k.span("store_u64", s[0], 8)
 		if err != nil {
 			trap(k, err)
 		}
@@ -209,35 +321,33 @@ func kernelFunctions() map[string]struct {
 	})
 	add("input_length", none, []api.ValueType{i64}, func(_ context.Context, k *kernel, s []uint64) { s[0] = k.inputLen })
 	add("input_offset", none, []api.ValueType{i64}, func(_ context.Context, k *kernel, s []uint64) { s[0] = k.inputOff })
-	add("input_load_u8", []api.ValueType{i64}, []api.ValueType{i32}, func(_ context.Context, k *kernel, s []uint64) {
-		if s[0] >= k.inputLen {
-			trap(k, fmt.Errorf("input read out of bounds: byte %d of %d", s[0], k.inputLen))
+	inputSpan := func(k *kernel, what string, i, n uint64) []byte {
+		if i >= k.inputLen || n > k.inputLen-i {
+			trap(k, fmt.Errorf("%s(%d): past the end of the input (%d bytes); read the last n mod 8 bytes with input_load_u8", what, i, k.inputLen))
 		}
-		s[0] = uint64(k.arena[k.inputOff+s[0]])
+		return k.arena[k.inputOff+i : k.inputOff+i+n]
+	}
+	add("input_load_u8", []api.ValueType{i64}, []api.ValueType{i32}, func(_ context.Context, k *kernel, s []uint64) {
+		s[0] = uint64(inputSpan(k, "input_load_u8", s[0], 1)[0])
 	})
 	add("input_load_u64", []api.ValueType{i64}, []api.ValueType{i64}, func(_ context.Context, k *kernel, s []uint64) {
-		if s[0]+8 > k.inputLen || s[0]+8 < s[0] {
-			// Extism reads past the end of the input as zero bytes.
-			var buf [8]byte
-			if s[0] < k.inputLen {
-				copy(buf[:], k.arena[k.inputOff+s[0]:k.inputOff+k.inputLen])
-			}
-			s[0] = binary.LittleEndian.Uint64(buf[:])
-			return
-		}
-		s[0] = binary.LittleEndian.Uint64(k.arena[k.inputOff+s[0]:])
+		s[0] = binary.LittleEndian.Uint64(inputSpan(k, "input_load_u64", s[0], 8))
 	})
 	add("input_set", []api.ValueType{i64, i64}, none, func(_ context.Context, k *kernel, s []uint64) {
-		if _, err := k.span(s[0], s[1]); err != nil {
+		if _, err := k.span("input_set", s[0], s[1]); err != nil {
 			trap(k, err)
 		}
 		k.inputOff, k.inputLen = s[0], s[1]
 	})
 	add("output_set", []api.ValueType{i64, i64}, none, func(_ context.Context, k *kernel, s []uint64) {
-		b, err := k.span(s[0], s[1])
+		if s[1] > MaxOutputBytes {
+			trap(k, fmt.Errorf("output_set: the output is %d bytes, more than the %d allowed", s[1], MaxOutputBytes))
+		}
+		b, err := k.span("output_set", s[0], s[1])
 		if err != nil {
 			trap(k, err)
 		}
+		// A second output_set replaces the first.
 		k.output, k.outputSet = append(k.output[:0], b...), true
 	})
 	add("output_length", none, []api.ValueType{i64}, func(_ context.Context, k *kernel, s []uint64) { s[0] = uint64(len(k.output)) })
@@ -255,9 +365,12 @@ func kernelFunctions() map[string]struct {
 		}
 		b, err := k.block(s[0])
 		if err != nil {
-			trap(k, err)
+			trap(k, fmt.Errorf("error_set: %w", err))
 		}
-		k.errMsg = string(b)
+		if len(b) > MaxOutputBytes {
+			trap(k, fmt.Errorf("error_set: the message is %d bytes, more than the %d an error message may hold; it begins %s", len(b), MaxOutputBytes, quote(b)))
+		}
+		k.errMsg = strings.ToValidUTF8(string(b), "\uFFFD")
 	})
 	add("error_get", none, []api.ValueType{i64}, func(_ context.Context, k *kernel, s []uint64) {
 		if k.errMsg == "" {
@@ -271,10 +384,11 @@ func kernelFunctions() map[string]struct {
 		s[0] = off
 	})
 	add("reset", none, none, func(_ context.Context, k *kernel, _ []uint64) {
-		// Keep the input readable: reset is for the guest's own blocks.
+		// Free every block but keep the input readable: reset is for the
+		// guest's own blocks.
 		in := append([]byte(nil), k.arena[k.inputOff:k.inputOff+k.inputLen]...)
 		k.arena = k.arena[:kernelBase]
-		clear(k.blocks)
+		k.blocks, k.hot = k.blocks[:0], 0
 		k.inputOff, k.inputLen = 0, 0
 		if err := k.setInput(in); err != nil {
 			trap(k, err)
@@ -324,8 +438,8 @@ func kernelFunctions() map[string]struct {
 		if err != nil {
 			trap(k, err)
 		}
-		if k.varBytes+len(v) > maxVarBytes {
-			trap(k, fmt.Errorf("plugin variables exceed %d bytes", maxVarBytes))
+		if k.varBytes+len(v) > MaxVarBytes {
+			trap(k, fmt.Errorf("var_set: the instance's variables would hold more than %d bytes; delete some (var_set with value 0)", MaxVarBytes))
 		}
 		k.vars[name] = append([]byte(nil), v...)
 		k.varBytes += len(v)
@@ -359,13 +473,9 @@ func kernelFunctions() map[string]struct {
 		add(name, []api.ValueType{i64}, none, func(ctx context.Context, k *kernel, s []uint64) {
 			b, err := k.block(s[0])
 			if err != nil {
-				trap(k, err)
+				trap(k, fmt.Errorf("%s: %w", name, err))
 			}
-			msg := string(b)
-			if len(msg) > 4096 {
-				msg = msg[:4096] + "…"
-			}
-			k.call.plugin.log.Log(ctx, level, strings.TrimRight(msg, "\n"))
+			k.log(ctx, k.call.plugin.log, level, b)
 		})
 	}
 	add("get_log_level", none, []api.ValueType{i32}, func(ctx context.Context, k *kernel, s []uint64) {
@@ -387,20 +497,31 @@ func kernelFunctions() map[string]struct {
 	return fns
 }
 
-// userFunctions are the "extism:host/user" imports wasmtools provides.
+// userEmit is wasmtools_emit: it streams one chunk of the running call.
+// The chunk's block stays the plugin's, like every block it passes.
 func userEmit(ctx context.Context, _ api.Module, s []uint64) {
 	k := kernelFrom(ctx)
+	if k.call == nil || k.call.emit == nil {
+		return // a chunk outside call is ignored
+	}
 	b, err := k.block(s[0])
 	if err != nil {
-		trap(k, err)
+		trap(k, fmt.Errorf("wasmtools_emit: %w", err))
+	}
+	k.chunks++
+	k.chunkBytes += len(b)
+	if k.chunks > MaxChunks {
+		trap(k, fmt.Errorf("wasmtools_emit: more than %d chunks in one call; stream fewer, larger chunks", MaxChunks))
+	}
+	if k.chunkBytes > MaxOutputBytes {
+		trap(k, fmt.Errorf("wasmtools_emit: the call's chunks are more than %d bytes together; return large results in pieces the caller asks for", MaxOutputBytes))
 	}
 	var c abi.Chunk
-	if err := json.Unmarshal(b, &c); err != nil {
-		trap(k, fmt.Errorf("wasmtools_emit: the chunk is not valid JSON: %v", err))
+	if err := decodeMessage(b, &c); err != nil {
+		trap(k, fmt.Errorf("wasmtools_emit: chunk %d: %w", k.chunks, err))
 	}
-	delete(k.blocks, s[0])
-	if k.call == nil || k.call.emit == nil {
-		return // a chunk outside call is dropped
+	if err := checkContent(c.Content); err != nil {
+		trap(k, fmt.Errorf("wasmtools_emit: chunk %d: %w", k.chunks, err))
 	}
 	if err := k.call.emit(c); err != nil {
 		trap(k, err)

@@ -32,8 +32,6 @@ import (
 const (
 	DefaultMemoryMiB = 64
 	DefaultTimeout   = 30 * time.Second
-	// maxOutput bounds an export's output.
-	maxOutput = 32 << 20
 )
 
 // Options configure a Host.
@@ -70,6 +68,11 @@ type Host struct {
 	// folderLocks serialise name changes in each granted folder across
 	// all instances (see grantFS).
 	folderLocks folderLocks
+	// folders are the open plugin folders; claimMu serialises their
+	// claims of tool names (see Folder.Sync).
+	foldersMu sync.Mutex
+	folders   []*Folder
+	claimMu   sync.Mutex
 }
 
 // New returns a host.
@@ -164,6 +167,10 @@ type Plugin struct {
 	// that resolved this plugin's tools before the swap but start after
 	// it run on the successor instead of failing. Guarded by life.
 	successor *Plugin
+	// file is the module file it was loaded from (LoadFile); folder the
+	// plugin folder serving it, guarded by the host's claimMu.
+	file   string
+	folder *Folder
 }
 
 // Grants returns the capabilities the plugin was given.
@@ -185,7 +192,11 @@ func (h *Host) LoadFile(ctx context.Context, path string, cfg Config) (*Plugin, 
 	if cfg.Name == "" {
 		cfg.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
-	return h.Load(ctx, wasm, cfg)
+	p, err := h.Load(ctx, wasm, cfg)
+	if err == nil {
+		p.file = path
+	}
+	return p, err
 }
 
 // Load compiles and validates a module, asks it for its tools, and keeps
@@ -199,6 +210,11 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg Config) (*Plugin, erro
 	}
 	if cfg.SHA256 != "" && !strings.EqualFold(cfg.SHA256, digest) {
 		return nil, fmt.Errorf("plugin %s: sha256 is %s, but the configuration pins %s: refusing to load it", name, digest, cfg.SHA256)
+	}
+	for _, g := range cfg.Grants.HTTPHosts {
+		if _, _, err := splitHostGrant(g); err != nil {
+			return nil, fmt.Errorf("plugin %s: its grants: %w", name, err)
+		}
 	}
 	// The granted folders must exist now: an instance made later (the
 	// schema may come from the cache) would fail every call instead.
@@ -233,6 +249,10 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg Config) (*Plugin, erro
 	if err := instantiateHostModules(ctx, p.rt); err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", name, err)
 	}
+	if pages, ok := memoryMinimum(wasm); ok && pages > uint64(memMiB)*16 {
+		need := (pages + 15) / 16
+		return nil, fmt.Errorf("plugin %s: its linear memory starts at %d MiB (%d pages of 64 KiB), more than the %d MiB it may use: grant memory_mib ≥ %d (in the grants of its sidecar file %s or of the configuration), or build it with a smaller initial memory", name, need, pages, memMiB, need, name+".json")
+	}
 	compiled, err := p.rt.CompileModule(ctx, wasm)
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: not a valid WebAssembly module: %w", name, err)
@@ -258,7 +278,7 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg Config) (*Plugin, erro
 			err = p.warm(ctx)
 		}
 	default:
-		err = fmt.Errorf("plugin %s: it exports neither the wasmtools ABI (%s) nor the servlet ABI (describe, call); its exports are %s. A plain Extism module needs a manifest naming its exports as tools (see abi/README.md, section 8)",
+		err = fmt.Errorf("plugin %s: it exports neither the wasmtools ABI (%s) nor the servlet ABI (describe, call); its exports are %s. A plain Extism module needs a manifest naming its exports as tools (see abi/README.md, section 9)",
 			name, strings.Join(abi.RequiredExports, ", "), exportList(p.exports))
 	}
 	if err != nil {
@@ -363,8 +383,8 @@ func (p *Plugin) loadWasmtools(ctx context.Context) error {
 		return p.loadError(abi.ExportSchema, err)
 	}
 	var s abi.SchemaResponse
-	if err := json.Unmarshal(out, &s); err != nil {
-		return fmt.Errorf("plugin %s: schema returned invalid JSON (%v): %s", p.Name, err, quote(out))
+	if err := p.decode(abi.ExportSchema, out, &s); err != nil {
+		return err
 	}
 	if s.ABI != abi.Version {
 		return fmt.Errorf("plugin %s speaks ABI version %d; this host supports version %d", p.Name, s.ABI, abi.Version)
@@ -372,23 +392,25 @@ func (p *Plugin) loadWasmtools(ctx context.Context) error {
 	if len(s.Tools) == 0 {
 		return fmt.Errorf("plugin %s: its schema lists no tools", p.Name)
 	}
-	defer func() {
-		if !cached && len(p.tools) == len(s.Tools) {
-			p.host.storeSchema(p.SHA256, out)
-		}
-	}()
-	seen := map[string]bool{}
+	names := make([]string, len(s.Tools))
+	for i, t := range s.Tools {
+		names[i] = t.Name
+	}
+	if err := checkToolSet(p.Name, names); err != nil {
+		return err
+	}
 	for _, t := range s.Tools {
 		if err := validToolSpec(t); err != nil {
 			return fmt.Errorf("plugin %s: tool %q: %w", p.Name, t.Name, err)
 		}
-		if seen[t.Name] {
-			return fmt.Errorf("plugin %s: tool %q is listed twice", p.Name, t.Name)
-		}
-		seen[t.Name] = true
+	}
+	for _, t := range s.Tools {
 		p.tools = append(p.tools, newTool(p, t))
 	}
 	p.Schema = s
+	if !cached {
+		p.host.storeSchema(p.SHA256, out)
+	}
 	return nil
 }
 
@@ -411,30 +433,17 @@ func isABIExport(name string) bool {
 }
 
 func validToolSpec(t abi.ToolSpec) error {
-	if t.Name == "" || len(t.Name) > 64 {
-		return errors.New("the name must be 1 to 64 characters")
+	if err := checkToolName(t.Name); err != nil {
+		return err
 	}
-	for _, r := range t.Name {
-		if !(r == '_' || r == '-' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9')) {
-			return errors.New("the name may hold only letters, digits, '_' and '-'")
-		}
-	}
-	if len(t.InputSchema) > 0 {
-		var probe struct {
-			Type any `json:"type"`
-		}
-		if err := json.Unmarshal(t.InputSchema, &probe); err != nil {
-			return fmt.Errorf("input_schema is not a JSON object: %v", err)
-		}
-		if probe.Type != nil && probe.Type != "object" {
-			return fmt.Errorf("input_schema must have \"type\": \"object\", not %v", probe.Type)
-		}
+	if err := checkSchema(t.InputSchema); err != nil {
+		return err
 	}
 	for _, h := range t.Hooks {
 		switch h {
 		case abi.ExportCheckReadOnly, abi.ExportMatchRule, abi.ExportGenerateSuggestions:
 		default:
-			return fmt.Errorf("unknown hook %q", h)
+			return fmt.Errorf("unknown hook %q (hooks are %s, %s and %s)", h, abi.ExportCheckReadOnly, abi.ExportMatchRule, abi.ExportGenerateSuggestions)
 		}
 	}
 	return nil
@@ -483,6 +492,8 @@ type instance struct {
 	stack  [1]uint64
 	// grants are the instance's dirs grants, closed with it.
 	grants []*grantFS
+	// startMem is the size of its linear memory once started.
+	startMem uint32
 }
 
 func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
@@ -490,17 +501,17 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", p.Name, err)
 	}
+	inst := &instance{kernel: newKernel(), fns: map[string]api.Function{}, grants: grants}
 	cfg := wazero.NewModuleConfig().
 		WithName("").
 		WithStartFunctions().
-		WithStdout(logWriter{p.log, slog.LevelInfo}).
-		WithStderr(logWriter{p.log, slog.LevelWarn}).
+		WithStdout(logWriter{inst.kernel, p.log, slog.LevelInfo, "stdout"}).
+		WithStderr(logWriter{inst.kernel, p.log, slog.LevelWarn, "stderr"}).
 		WithRandSource(rand.Reader).
 		WithFSConfig(fsConfig(p.grants.Dirs, grants))
 	for k, v := range p.grants.Env {
 		cfg = cfg.WithEnv(k, v)
 	}
-	inst := &instance{kernel: newKernel(), fns: map[string]api.Function{}, grants: grants}
 	inst.env = callEnv{plugin: p, http: &httpState{}}
 	inst.kernel.call = &inst.env
 	// Starting an instance runs guest code (the start section, then
@@ -511,6 +522,7 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	defer cancel()
 	kctx := withKernel(ctx, inst.kernel)
 	mod, err := p.rt.InstantiateModule(kctx, p.compiled, cfg)
+	defer inst.kernel.reportDropped(p.log, "start")
 	if err != nil {
 		closeGrants(grants)
 		return nil, fmt.Errorf("plugin %s: instantiate: %w", p.Name, p.startError(ctx, "its start function", err))
@@ -532,8 +544,18 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 			inst.fns[name] = fn
 		}
 	}
+	if mem := mod.Memory(); mem != nil {
+		inst.startMem = mem.Size()
+	}
 	inst.kernel.call = nil
 	return inst, nil
+}
+
+// grown reports whether an instance's linear memory grew by more than
+// MaxInstanceGrowth since it started (memory never shrinks).
+func (inst *instance) grown() bool {
+	mem := inst.mod.Memory()
+	return mem != nil && uint64(mem.Size()) > uint64(inst.startMem)+MaxInstanceGrowth
 }
 
 func (inst *instance) close() {
@@ -557,20 +579,17 @@ func fsConfig(dirs []abi.DirGrant, grants []*grantFS) wazero.FSConfig {
 	return fc.(wazero.FSConfig)
 }
 
-// logWriter sends a guest's stdout or stderr to the log.
+// logWriter sends a guest's stdout or stderr to the log, within the
+// log limits of the instance's current call (see kernel.log).
 type logWriter struct {
-	log   *slog.Logger
-	level slog.Level
+	k      *kernel
+	log    *slog.Logger
+	level  slog.Level
+	stream string
 }
 
 func (w logWriter) Write(b []byte) (int, error) {
-	msg := strings.TrimRight(string(b), "\n")
-	if len(msg) > 4096 {
-		msg = msg[:4096] + "…"
-	}
-	if msg != "" {
-		w.log.Log(context.Background(), w.level, msg, slog.String("stream", map[slog.Level]string{slog.LevelInfo: "stdout"}[w.level]))
-	}
+	w.k.log(context.Background(), w.log, w.level, b, slog.String("stream", w.stream))
 	return len(b), nil
 }
 
@@ -627,26 +646,51 @@ func (p *Plugin) callExport(ctx context.Context, name string, input []byte, emit
 	k.call = nil
 	fault := inst.env.fault
 	inst.env.emit = nil
+	k.reportDropped(p.log, name)
 
 	if callErr != nil {
 		// A trap, an exit or a timeout: this instance is not trusted again.
+		k.reset()
 		p.pool.put(inst, false)
 		return nil, p.callError(ctx, name, callErr, fault, inst)
 	}
 	rc := int32(inst.stack[0])
-	output := append([]byte(nil), k.output...)
+	// nil output: the export never called output_set.
+	var output []byte
+	if k.outputSet {
+		output = append(make([]byte, 0, len(k.output)), k.output...)
+	}
 	msg := k.errMsg
-	p.pool.put(inst, true)
-	if rc != 0 {
+	// Release what the call allocated now, not at the next call: an idle
+	// instance keeps no large buffers.
+	k.reset()
+	// An instance whose memory grew much is closed rather than kept:
+	// linear memory never shrinks, and the pool would hold it.
+	keep := !inst.grown()
+	if !keep {
+		p.log.Debug("instance closed after its call: its memory grew too much", "export", name, "grew_mib", (uint64(inst.mod.Memory().Size())-uint64(inst.startMem))>>20)
+	}
+	p.pool.put(inst, keep)
+	if rc != 0 || msg != "" {
+		// A set error fails the export whatever it returns, as in Extism.
 		if msg == "" {
-			msg = fmt.Sprintf("the plugin failed with code %d", rc)
+			msg = fmt.Sprintf("the plugin failed with code %d and set no error message (error_set)", rc)
 		}
 		return nil, &PluginError{Plugin: p.Name, Export: name, Message: msg}
 	}
-	if len(output) > maxOutput {
-		return nil, &PluginError{Plugin: p.Name, Export: name, Message: fmt.Sprintf("its output is %d bytes, more than the %d allowed", len(output), maxOutput)}
-	}
 	return output, nil
+}
+
+// decode parses an export's output (nil when the export never called
+// output_set) into v.
+func (p *Plugin) decode(export string, out []byte, v any) error {
+	if out == nil {
+		return &PluginError{Plugin: p.Name, Export: export, Message: "returned 0 without an output: no output_set (an export sets its answer, a JSON document, with output_set before it returns 0)"}
+	}
+	if err := decodeMessage(out, v); err != nil {
+		return &PluginError{Plugin: p.Name, Export: export, Message: fmt.Sprintf("invalid output (%v): %s", err, quote(out))}
+	}
+	return nil
 }
 
 // PluginError is a failure reported by or about a plugin.
@@ -743,6 +787,9 @@ func (pl *pool) get(ctx context.Context) (*instance, error) {
 	pl.mu.Lock()
 	if n := len(pl.idle); n > 0 {
 		inst := pl.idle[n-1]
+		// Clear the slot: a pointer left past the slice's end would keep
+		// the instance (and its memory) alive after it is closed.
+		pl.idle[n-1] = nil
 		pl.idle = pl.idle[:n-1]
 		pl.mu.Unlock()
 		return inst, nil

@@ -179,7 +179,7 @@ func TestHostileModules(t *testing.T) {
 
 	// Modules refused at load time, each with a clear reason.
 	for name, want := range map[string]string{
-		"badjson":     "invalid JSON",
+		"badjson":     "not valid JSON",
 		"wrongabi":    "ABI version 99",
 		"emptyschema": "no tools",
 		"badtool":     "letters, digits",

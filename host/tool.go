@@ -83,10 +83,7 @@ func (t *Tool) callJSON(ctx context.Context, export string, req, out any) error 
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(b, out); err != nil {
-		return &PluginError{Plugin: t.p.Name, Export: export, Message: fmt.Sprintf("invalid JSON output (%v): %s", err, quote(b))}
-	}
-	return nil
+	return t.p.decode(export, b, out)
 }
 
 func permContext(pc *permission.Context) abi.PermissionContext {
@@ -257,8 +254,12 @@ func (t *Tool) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 			return
 		}
 		var res abi.CallResult
-		if err := json.Unmarshal(out, &res); err != nil {
-			yield(nil, &PluginError{Plugin: t.p.Name, Export: abi.ExportCall, Message: fmt.Sprintf("invalid JSON output (%v): %s", err, quote(out))})
+		if err := t.p.decode(abi.ExportCall, out, &res); err != nil {
+			yield(nil, err)
+			return
+		}
+		if err := checkResult(&res); err != nil {
+			yield(nil, &PluginError{Plugin: t.p.Name, Export: abi.ExportCall, Message: "invalid result: " + err.Error()})
 			return
 		}
 		state := toolkit.StateSuccess
@@ -274,7 +275,11 @@ func blocks(in []abi.Block) []toolkit.Block {
 	for _, b := range in {
 		switch b.Type {
 		case abi.BlockData:
-			out = append(out, toolkit.Block{Type: toolkit.BlockData, Data: b.Data, MediaType: b.MediaType, ID: b.ID})
+			mt := b.MediaType
+			if mt == "" {
+				mt = "application/octet-stream"
+			}
+			out = append(out, toolkit.Block{Type: toolkit.BlockData, Data: b.Data, MediaType: mt, ID: b.ID})
 		default:
 			out = append(out, toolkit.Block{Type: toolkit.BlockText, Text: b.Text, ID: b.ID})
 		}
