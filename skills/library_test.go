@@ -2,7 +2,6 @@ package skills
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/toolkittest"
 )
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -127,21 +127,6 @@ func TestLoadDirDuplicateNames(t *testing.T) {
 	}
 }
 
-// call runs one call through the toolkit's whole pipeline.
-func call(t *testing.T, tk *toolkit.Toolkit, session, tool string, args any) *toolkit.Response {
-	t.Helper()
-	raw, _ := json.Marshal(args)
-	ctx := context.Background()
-	turn, err := tk.NewTurn(ctx, session, []toolkit.Call{{Name: tool, Arguments: string(raw)}}, toolkit.TurnOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := turn.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return turn.Responses()[0]
-}
-
 func TestViewer(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()
@@ -202,7 +187,7 @@ func TestViewer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := call(t, tk, "s1", ViewerName, tt.args)
+			r := toolkittest.Call(t, tk, "s1", ViewerName, tt.args)
 			if r.IsError() != tt.wantError || !strings.Contains(r.Text(), tt.want) {
 				t.Errorf("%v: state %s, text %q; want error=%v containing %q", tt.args, r.State, r.Text(), tt.wantError, tt.want)
 			}
@@ -216,28 +201,28 @@ func TestViewer(t *testing.T) {
 	if got, _ := tk.ActiveGroups(context.Background(), "s1"); strings.Join(got, ",") != "pdftools" {
 		t.Errorf("s1 active groups = %v, want pdftools", got)
 	}
-	if r := call(t, tk, "s1", ViewerName, map[string]any{"skill": "pdf"}); strings.Contains(r.Text(), "now active") {
+	if r := toolkittest.Call(t, tk, "s1", ViewerName, map[string]any{"skill": "pdf"}); strings.Contains(r.Text(), "now active") {
 		t.Errorf("second read announced the activation again: %q", r.Text())
 	}
 	if got, _ := tk.ActiveGroups(context.Background(), "s2"); len(got) != 0 {
 		t.Errorf("s2 active groups = %v, want none", got)
 	}
-	first := call(t, tk, "s3", ViewerName, map[string]any{"skill": "pdf"})
+	first := toolkittest.Call(t, tk, "s3", ViewerName, map[string]any{"skill": "pdf"})
 	if !strings.Contains(first.Text(), `Tool group "pdftools" is now active`) || !strings.Contains(first.Text(), "Prefer fill_form.") {
 		t.Errorf("first read did not announce the group: %q", first.Text())
 	}
 
 	// Activating admin makes the in-memory skill and its files visible.
-	if r := call(t, tk, "s1", toolkit.ResetToolsName, map[string]any{"admin": true}); r.IsError() {
+	if r := toolkittest.Call(t, tk, "s1", toolkit.ResetToolsName, map[string]any{"admin": true}); r.IsError() {
 		t.Fatal(r.Text())
 	}
-	if r := call(t, tk, "s1", ViewerName, map[string]any{"skill": "internal", "path": "notes/a.md"}); r.IsError() || r.Text() != "note a" {
+	if r := toolkittest.Call(t, tk, "s1", ViewerName, map[string]any{"skill": "internal", "path": "notes/a.md"}); r.IsError() || r.Text() != "note a" {
 		t.Errorf("in-memory file: %s %q", r.State, r.Text())
 	}
 
 	// An edit shows on the next call, without any reload.
 	writeFile(t, root, "pdf/SKILL.md", "---\nname: pdf\ndescription: PDF files.\n---\nEdited.\n")
-	if r := call(t, tk, "s2", ViewerName, map[string]any{"skill": "pdf"}); !strings.HasPrefix(r.Text(), "Edited.\n") {
+	if r := toolkittest.Call(t, tk, "s2", ViewerName, map[string]any{"skill": "pdf"}); !strings.HasPrefix(r.Text(), "Edited.\n") {
 		t.Errorf("after edit: %q", r.Text())
 	}
 
@@ -259,7 +244,7 @@ func TestViewerAllowedInEveryMode(t *testing.T) {
 			if _, err := Attach(tk, lib); err != nil {
 				t.Fatal(err)
 			}
-			if r := call(t, tk, "s", ViewerName, map[string]any{"skill": "a"}); r.IsError() || r.Text() != "body" {
+			if r := toolkittest.Call(t, tk, "s", ViewerName, map[string]any{"skill": "a"}); r.IsError() || r.Text() != "body" {
 				t.Errorf("mode %s: %s %q", mode, r.State, r.Text())
 			}
 		})

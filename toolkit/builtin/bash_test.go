@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/toolkittest"
 )
 
 // runBash runs one Bash call in bypass mode (the analyzer is tested
@@ -23,22 +23,11 @@ func runBash(t *testing.T, ctx context.Context, opts BashOptions, input map[stri
 	if err := tk.Register(NewBash(opts)); err != nil {
 		t.Fatal(err)
 	}
-	args, _ := json.Marshal(input)
-	var chunks []*toolkit.Chunk
-	turn, err := tk.NewTurn(ctx, "s", []toolkit.Call{{Name: "Bash", Arguments: string(args)}}, toolkit.TurnOptions{
-		OnEvent: func(ev toolkit.Event) {
-			if ev.Kind == toolkit.EventChunk {
-				chunks = append(chunks, ev.Chunk)
-			}
-		},
-	})
+	res, err := toolkittest.Run(ctx, tk, "s", "Bash", input, toolkit.TurnOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := turn.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return turn.Responses()[0], chunks
+	return res.Outcome.Response, res.Chunks
 }
 
 func TestBashRuns(t *testing.T) {

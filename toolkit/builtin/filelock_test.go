@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/toolkittest"
 )
 
 // TestConcurrentEditsLoseNothing: sessions doing Read then Edit on one
@@ -34,17 +34,12 @@ func TestConcurrentEditsLoseNothing(t *testing.T) {
 		return tk
 	}
 	call := func(tk *toolkit.Toolkit, session, name string, in map[string]any) *toolkit.Response {
-		args, _ := json.Marshal(in)
-		turn, err := tk.NewTurn(context.Background(), session, []toolkit.Call{{Name: name, Arguments: string(args)}}, toolkit.TurnOptions{})
+		res, err := toolkittest.Run(context.Background(), tk, session, name, in, toolkit.TurnOptions{})
 		if err != nil {
 			t.Error(err)
 			return nil
 		}
-		if err := turn.Run(context.Background()); err != nil {
-			t.Error(err)
-			return nil
-		}
-		return turn.Outcomes()[0].Response
+		return res.Outcome.Response
 	}
 	const sessions, rounds = 3, 60
 	var wg sync.WaitGroup

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/toolkittest"
 )
 
 // fileKit is a toolkit with Read, Write and Edit in bypass mode, so the
@@ -34,15 +35,11 @@ func newFileKit(t *testing.T, mode permission.Mode, workdirs ...string) *fileKit
 
 func (k *fileKit) call(name string, input map[string]any) *toolkit.Response {
 	k.t.Helper()
-	args, _ := json.Marshal(input)
-	turn, err := k.tk.NewTurn(context.Background(), "s", []toolkit.Call{{Name: name, Arguments: string(args)}}, toolkit.TurnOptions{Accept: k.accept})
+	res, err := toolkittest.Run(context.Background(), k.tk, "s", name, input, toolkit.TurnOptions{Accept: k.accept})
 	if err != nil {
 		k.t.Fatal(err)
 	}
-	if err := turn.Run(context.Background()); err != nil {
-		k.t.Fatal(err)
-	}
-	out := turn.Outcomes()[0]
+	out := res.Outcome
 	if out.Status != toolkit.StatusDone {
 		k.t.Fatalf("%s: status %s (%+v)", name, out.Status, out.Confirmation)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/toolkittest"
 )
 
 // treeFile is one entry of a test tree: a file with contents, or a
@@ -636,14 +637,7 @@ func TestGrepHonoursReadDenyRules(t *testing.T) {
 	if err := tk.Register(NewGrep(GrepOptions{Engine: "go"})); err != nil {
 		t.Fatal(err)
 	}
-	run := func(args string) *toolkit.Response {
-		turn, err := tk.NewTurn(context.Background(), "s", []toolkit.Call{{Name: "Grep", Arguments: args}}, toolkit.TurnOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = turn.Run(context.Background())
-		return turn.Responses()[0]
-	}
+	run := func(args string) *toolkit.Response { return toolkittest.Call(t, tk, "s", "Grep", args) }
 	r := run(`{"pattern": "token", "output_mode": "content"}`)
 	if r.State != toolkit.StateSuccess || strings.Contains(r.Text(), "hunter2") || !strings.Contains(r.Text(), "main.go") {
 		t.Errorf("directory search: %s %q", r.State, r.Text())

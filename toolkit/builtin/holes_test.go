@@ -11,6 +11,7 @@ import (
 
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/toolkittest"
 )
 
 // holesFixture lays out what the permission holes need: a working
@@ -484,7 +485,7 @@ func TestPlantedGitChain(t *testing.T) {
 	if d.Behavior == permission.Allow {
 		t.Errorf("git status in a planted bare repository is allowed in explore (%s)", d.Reason)
 	}
-	if resp := runOne(t, tk, "Bash", `{"command": "git status"}`); !strings.Contains(resp.Text(), "bare repository") {
+	if resp := toolkittest.Call(t, tk, "run", "Bash", `{"command": "git status"}`); !strings.Contains(resp.Text(), "bare repository") {
 		t.Errorf("git should refuse the implicit bare repository; it said %q", resp.Text())
 	}
 
@@ -510,28 +511,11 @@ func TestPlantedGitChain(t *testing.T) {
 	if err := os.Remove(pwned); err != nil {
 		t.Fatal(err)
 	}
-	resp := runOne(t, bypass(repo), "Bash", `{"command": "GIT_CONFIG_NOSYSTEM=1 git status"}`)
+	resp := toolkittest.Call(t, bypass(repo), "run", "Bash", `{"command": "GIT_CONFIG_NOSYSTEM=1 git status"}`)
 	if _, err := os.Stat(pwned); err == nil {
 		t.Fatalf("git status through the Bash tool ran the repository's core.fsmonitor: %s", resp.Text())
 	}
 	if resp.State != toolkit.StateSuccess {
 		t.Errorf("git status in a normal repository should work: %s", resp.Text())
 	}
-}
-
-// runOne runs one call through a turn and returns its response.
-func runOne(t *testing.T, tk *toolkit.Toolkit, tool, args string) *toolkit.Response {
-	t.Helper()
-	turn, err := tk.NewTurn(context.Background(), "run", []toolkit.Call{{ID: "1", Name: tool, Arguments: args}}, toolkit.TurnOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := turn.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	out := turn.Outcomes()[0]
-	if out.Response == nil {
-		t.Fatalf("%s %s did not finish: %s", tool, args, out.Status)
-	}
-	return out.Response
 }

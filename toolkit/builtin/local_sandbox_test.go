@@ -16,6 +16,7 @@ import (
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/sandbox"
 	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/toolkittest"
 )
 
 // TestMain makes the test binary its own sandbox helper, as an
@@ -107,7 +108,7 @@ func TestSandboxContainsWhatBypassAllows(t *testing.T) {
 		commands = append(commands, `python3 -c 'open("`+o+`/py", "w").write("x")'`)
 	}
 	for _, c := range commands {
-		resp := runOne(t, tk, "Bash", bashArgs(c))
+		resp := toolkittest.Call(t, tk, "run", "Bash", bashArgs(c))
 		text := resp.Text()
 		if resp.State != toolkit.StateError || !strings.Contains(text, "[sandbox]") || !strings.Contains(text, `"sandbox": "off"`) || !strings.Contains(text, work) {
 			t.Errorf("%s: %s\n%s", c, resp.State, text)
@@ -118,7 +119,7 @@ func TestSandboxContainsWhatBypassAllows(t *testing.T) {
 	}
 
 	// Writes inside work, and so does the private TMPDIR.
-	resp := runOne(t, tk, "Bash", bashArgs(`mkdir -p d && echo in > d/f && echo t > "$TMPDIR/t" && cat "$TMPDIR/t" d/f`))
+	resp := toolkittest.Call(t, tk, "run", "Bash", bashArgs(`mkdir -p d && echo in > d/f && echo t > "$TMPDIR/t" && cat "$TMPDIR/t" d/f`))
 	if resp.State != toolkit.StateSuccess || resp.Text() != "t\nin\n" || strings.Contains(resp.Text(), "[sandbox]") {
 		t.Errorf("writes inside: %s\n%s", resp.State, resp.Text())
 	}
@@ -169,7 +170,7 @@ func TestSandboxEscalation(t *testing.T) {
 
 	// Never in dont_ask and explore; a deny rule still denies.
 	for _, mode := range []permission.Mode{permission.ModeDontAsk, permission.ModeExplore} {
-		resp := runOne(t, sandboxedToolkit(t, sb, mode, work), "Bash", args)
+		resp := toolkittest.Call(t, sandboxedToolkit(t, sb, mode, work), "run", "Bash", args)
 		if resp.State != toolkit.StateDenied {
 			t.Errorf("%s: %s %s", mode, resp.State, resp.Text())
 		}
@@ -179,7 +180,7 @@ func TestSandboxEscalation(t *testing.T) {
 	if err := tk.Register(NewBash(BashOptions{Backend: &LocalBackend{Sandbox: sb}})); err != nil {
 		t.Fatal(err)
 	}
-	if resp := runOne(t, tk, "Bash", args); resp.State != toolkit.StateDenied || !strings.Contains(resp.Text(), "touch:*") {
+	if resp := toolkittest.Call(t, tk, "run", "Bash", args); resp.State != toolkit.StateDenied || !strings.Contains(resp.Text(), "touch:*") {
 		t.Errorf("deny rule: %s %s", resp.State, resp.Text())
 	}
 	// A read-only command asks too: the analysis may be wrong about it.
@@ -198,7 +199,7 @@ func TestSandboxEscalation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp := runOne(t, sandboxedToolkit(t, off, permission.ModeBypass, work), "Bash", args); resp.State != toolkit.StateSuccess {
+	if resp := toolkittest.Call(t, sandboxedToolkit(t, off, permission.ModeBypass, work), "run", "Bash", args); resp.State != toolkit.StateSuccess {
 		t.Errorf("sandbox off: %s %s", resp.State, resp.Text())
 	}
 }
@@ -227,11 +228,11 @@ func TestSandboxNetwork(t *testing.T) {
 	connect := fmt.Sprintf(`python3 -c 'import socket; print(socket.create_connection(("127.0.0.1", %d)).recv(6).decode())'`, ln.Addr().(*net.TCPAddr).Port)
 	work := t.TempDir()
 	on := newTestSandbox(t, sandbox.Options{})
-	if resp := runOne(t, sandboxedToolkit(t, on, permission.ModeBypass, work), "Bash", bashArgs(connect)); resp.State != toolkit.StateSuccess {
+	if resp := toolkittest.Call(t, sandboxedToolkit(t, on, permission.ModeBypass, work), "run", "Bash", bashArgs(connect)); resp.State != toolkit.StateSuccess {
 		t.Errorf("network on: %s %s", resp.State, resp.Text())
 	}
 	off := newTestSandbox(t, sandbox.Options{NoNetwork: true})
-	resp := runOne(t, sandboxedToolkit(t, off, permission.ModeBypass, work), "Bash", bashArgs(connect))
+	resp := toolkittest.Call(t, sandboxedToolkit(t, off, permission.ModeBypass, work), "run", "Bash", bashArgs(connect))
 	if resp.State != toolkit.StateError || strings.Contains(resp.Text(), "hello") || !strings.Contains(resp.Text(), "network off") {
 		t.Errorf("network off: %s %s", resp.State, resp.Text())
 	}
@@ -254,7 +255,7 @@ func TestSandboxExplore(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(work, "f"), []byte("content\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	resp := runOne(t, sandboxedToolkit(t, sb, permission.ModeExplore, work), "Bash", bashArgs("cat f"))
+	resp := toolkittest.Call(t, sandboxedToolkit(t, sb, permission.ModeExplore, work), "run", "Bash", bashArgs("cat f"))
 	if resp.State != toolkit.StateSuccess || resp.Text() != "content\n" {
 		t.Errorf("%s %q", resp.State, resp.Text())
 	}
@@ -279,7 +280,7 @@ func TestSandboxRequiredFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	resp := runOne(t, sandboxedToolkit(t, sb, permission.ModeBypass, work), "Bash", bashArgs("touch ran"))
+	resp := toolkittest.Call(t, sandboxedToolkit(t, sb, permission.ModeBypass, work), "run", "Bash", bashArgs("touch ran"))
 	if resp.State != toolkit.StateError || !strings.Contains(resp.Text(), "Nothing was run") {
 		t.Errorf("%s %s", resp.State, resp.Text())
 	}

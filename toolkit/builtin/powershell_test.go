@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/toolkittest"
 )
 
 func TestPowerShellEncodeUTF16LE(t *testing.T) {
@@ -257,22 +257,11 @@ func runPowerShellTool(t *testing.T, ctx context.Context, ps *PowerShell, input 
 	if err := tk.Register(ps); err != nil {
 		t.Fatal(err)
 	}
-	args, _ := json.Marshal(input)
-	var chunks []*toolkit.Chunk
-	turn, err := tk.NewTurn(ctx, "s", []toolkit.Call{{Name: "PowerShell", Arguments: string(args)}}, toolkit.TurnOptions{
-		OnEvent: func(ev toolkit.Event) {
-			if ev.Kind == toolkit.EventChunk {
-				chunks = append(chunks, ev.Chunk)
-			}
-		},
-	})
+	res, err := toolkittest.Run(ctx, tk, "s", "PowerShell", input, toolkit.TurnOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := turn.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return turn.Responses()[0], chunks
+	return res.Outcome.Response, res.Chunks
 }
 
 // fakePowerShell writes a stand-in for pwsh: it checks the command line,

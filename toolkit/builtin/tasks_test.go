@@ -12,6 +12,7 @@ import (
 
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/toolkittest"
 )
 
 // newTaskToolkit returns a toolkit with the four task tools, in mode.
@@ -24,23 +25,6 @@ func newTaskToolkit(t *testing.T, mode permission.Mode) *toolkit.Toolkit {
 		}
 	}
 	return tk
-}
-
-// taskCall runs one call through a turn of session and returns its response.
-func taskCall(t *testing.T, tk *toolkit.Toolkit, session, name, args string) *toolkit.Response {
-	t.Helper()
-	ctx := context.Background()
-	turn, err := tk.NewTurn(ctx, session, []toolkit.Call{{Name: name, Arguments: args}}, toolkit.TurnOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := turn.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if !turn.Done() {
-		t.Fatalf("%s %s: the call did not finish: %+v", name, args, turn.Outcomes())
-	}
-	return turn.Responses()[0]
 }
 
 // sessionList returns the task list of a session, to check the effect of
@@ -243,7 +227,7 @@ func TestTaskLifecycle(t *testing.T) {
 			text: []string{"#2 [pending] Test the parser (owner: bob)\n#3 [pending] Ship"}, absent: []string{"#1"}},
 	}
 	for _, st := range steps {
-		r := taskCall(t, tk, "s", st.tool, st.args)
+		r := toolkittest.Call(t, tk, "s", st.tool, st.args)
 		if r.State != st.state {
 			t.Fatalf("%s: state %s, want %s: %s", st.name, r.State, st.state, r.Text())
 		}
@@ -295,14 +279,14 @@ func TestTaskLinks(t *testing.T) {
 	for _, tt := range tests {
 		tk := newTaskToolkit(t, permission.ModeDefault)
 		for range 3 {
-			taskCall(t, tk, "s", "TaskCreate", `{"subject":"t","description":"d"}`)
+			toolkittest.Call(t, tk, "s", "TaskCreate", `{"subject":"t","description":"d"}`)
 		}
 		list := sessionList(t, tk, "s")
 		if tt.name == "reverse of an existing link" {
-			taskCall(t, tk, "s", "TaskUpdate", `{"task_id":"1","add_blocks":["2"]}`)
+			toolkittest.Call(t, tk, "s", "TaskUpdate", `{"task_id":"1","add_blocks":["2"]}`)
 		}
 		before := list.List()
-		r := taskCall(t, tk, "s", tt.tool, tt.args)
+		r := toolkittest.Call(t, tk, "s", tt.tool, tt.args)
 		if tt.ok != (r.State == toolkit.StateSuccess) {
 			t.Errorf("%s: state %s: %s", tt.name, r.State, r.Text())
 			continue
@@ -341,9 +325,9 @@ func TestTaskSchemaViolations(t *testing.T) {
 		{"TaskUpdate", `{"task_id":"1","metadata":[1]}`, "/metadata"},
 	}
 	tk := newTaskToolkit(t, permission.ModeDefault)
-	taskCall(t, tk, "s", "TaskCreate", `{"subject":"t","description":"d"}`)
+	toolkittest.Call(t, tk, "s", "TaskCreate", `{"subject":"t","description":"d"}`)
 	for _, tt := range tests {
-		r := taskCall(t, tk, "s", tt.tool, tt.args)
+		r := toolkittest.Call(t, tk, "s", tt.tool, tt.args)
 		if r.State != toolkit.StateError || !strings.Contains(r.Text(), "Invalid arguments for "+tt.tool) ||
 			!strings.Contains(r.Text(), tt.text) {
 			t.Errorf("%s %s: %s %q, want a schema error naming %q", tt.tool, tt.args, r.State, r.Text(), tt.text)
@@ -385,11 +369,11 @@ func TestTaskToolsWithoutSession(t *testing.T) {
 // TestTaskSessionsAreSeparate: one toolkit, two sessions, two lists.
 func TestTaskSessionsAreSeparate(t *testing.T) {
 	tk := newTaskToolkit(t, permission.ModeDefault)
-	taskCall(t, tk, "a", "TaskCreate", `{"subject":"only in a","description":"d"}`)
-	if r := taskCall(t, tk, "b", "TaskList", `{}`); !strings.Contains(r.Text(), "No tasks") {
+	toolkittest.Call(t, tk, "a", "TaskCreate", `{"subject":"only in a","description":"d"}`)
+	if r := toolkittest.Call(t, tk, "b", "TaskList", `{}`); !strings.Contains(r.Text(), "No tasks") {
 		t.Errorf("session b sees %q", r.Text())
 	}
-	if r := taskCall(t, tk, "b", "TaskCreate", `{"subject":"in b","description":"d"}`); metaTask(t, r)["id"] != "1" {
+	if r := toolkittest.Call(t, tk, "b", "TaskCreate", `{"subject":"in b","description":"d"}`); metaTask(t, r)["id"] != "1" {
 		t.Errorf("session b's first id is %v", metaTask(t, r)["id"])
 	}
 }
@@ -399,7 +383,7 @@ func TestTaskSessionsAreSeparate(t *testing.T) {
 // create gets its own id.
 func TestTaskConcurrentTurns(t *testing.T) {
 	tk := newTaskToolkit(t, permission.ModeDefault)
-	taskCall(t, tk, "s", "TaskCreate", `{"subject":"root","description":"d"}`)
+	toolkittest.Call(t, tk, "s", "TaskCreate", `{"subject":"root","description":"d"}`)
 	const n = 16
 	var wg sync.WaitGroup
 	for i := range n {
@@ -488,9 +472,9 @@ func TestTaskLinkToTaskDeletedMeanwhile(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		taskCall(t, tk, "s", "TaskCreate", `{"subject":"one","description":"d"}`)
-		taskCall(t, tk, "s", "TaskCreate", `{"subject":"two","description":"d"}`)
-		r := taskCall(t, tk, "s", tt.tool, tt.args)
+		toolkittest.Call(t, tk, "s", "TaskCreate", `{"subject":"one","description":"d"}`)
+		toolkittest.Call(t, tk, "s", "TaskCreate", `{"subject":"two","description":"d"}`)
+		r := toolkittest.Call(t, tk, "s", tt.tool, tt.args)
 		if r.State != toolkit.StateError || !strings.Contains(r.Text(), "deleted meanwhile") {
 			t.Errorf("%s: %s %q", tt.tool, r.State, r.Text())
 		}

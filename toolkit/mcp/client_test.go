@@ -16,6 +16,7 @@ import (
 
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/toolkittest"
 )
 
 // everything returns the path of the reference MCP server
@@ -27,18 +28,6 @@ func everything(t testing.TB) string {
 		return p
 	}
 	return testdata.NPMPeer(t, "@modelcontextprotocol", "server-everything", "dist", "index.js")
-}
-
-func callTool(t *testing.T, tk *toolkit.Toolkit, name, args string) *toolkit.Response {
-	t.Helper()
-	turn, err := tk.NewTurn(context.Background(), "s", []toolkit.Call{{Name: name, Arguments: args}}, toolkit.TurnOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := turn.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return turn.Responses()[0]
 }
 
 func checkClient(t *testing.T, c *Client) {
@@ -66,13 +55,13 @@ func checkClient(t *testing.T, c *Client) {
 			t.Errorf("toggle: %+v %v", d, err)
 		}
 	}
-	r := callTool(t, tk, echo, `{"message":"hello"}`)
+	r := toolkittest.Call(t, tk, "s", echo, `{"message":"hello"}`)
 	if r.State != toolkit.StateSuccess || !strings.Contains(r.Text(), "hello") {
 		t.Errorf("echo call: %s %q", r.State, r.Text())
 	}
 	img := ToolName("everything", "get-tiny-image")
 	if _, ok := tk.Tool(img); ok {
-		r := callTool(t, tk, img, `{}`)
+		r := toolkittest.Call(t, tk, "s", img, `{}`)
 		found := false
 		for _, b := range r.Content {
 			if b.Type == toolkit.BlockData && strings.HasPrefix(b.MediaType, "image/") && len(b.Data) > 0 {
@@ -185,7 +174,7 @@ func TestClientReconnects(t *testing.T) {
 		}
 	}
 	echo := ToolName("everything", "echo")
-	if r := callTool(t, tk, echo, `{"message":"one"}`); r.State != toolkit.StateSuccess {
+	if r := toolkittest.Call(t, tk, "s", echo, `{"message":"one"}`); r.State != toolkit.StateSuccess {
 		t.Fatalf("first call: %q", r.Text())
 	}
 	b, err := os.ReadFile(pidFile)
@@ -199,7 +188,7 @@ func TestClientReconnects(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(200 * time.Millisecond)
-	if r := callTool(t, tk, echo, `{"message":"two"}`); r.State != toolkit.StateSuccess || !strings.Contains(r.Text(), "two") {
+	if r := toolkittest.Call(t, tk, "s", echo, `{"message":"two"}`); r.State != toolkit.StateSuccess || !strings.Contains(r.Text(), "two") {
 		t.Fatalf("call after the server died: %s %q", r.State, r.Text())
 	}
 }
@@ -294,21 +283,17 @@ func TestClientForwardsProgress(t *testing.T) {
 	if _, ok := tk.Tool(name); !ok {
 		t.Fatalf("the reference server has no %s", name)
 	}
-	var got []toolkit.Progress
-	turn, err := tk.NewTurn(ctx, "s", []toolkit.Call{{Name: name, Arguments: `{"duration":0.4,"steps":4}`}}, toolkit.TurnOptions{
-		OnEvent: func(ev toolkit.Event) {
-			if ev.Kind == toolkit.EventChunk && ev.Chunk.Progress != nil {
-				got = append(got, *ev.Chunk.Progress)
-			}
-		},
-	})
+	res, err := toolkittest.Run(ctx, tk, "s", name, `{"duration":0.4,"steps":4}`, toolkit.TurnOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := turn.Run(ctx); err != nil {
-		t.Fatal(err)
+	var got []toolkit.Progress
+	for _, c := range res.Chunks {
+		if c.Progress != nil {
+			got = append(got, *c.Progress)
+		}
 	}
-	r := turn.Responses()[0]
+	r := res.Outcome.Response
 	if r.State != toolkit.StateSuccess || !strings.Contains(r.Text(), "completed") {
 		t.Fatalf("result: %s %q", r.State, r.Text())
 	}
