@@ -323,17 +323,7 @@ func TestClientForwardsProgress(t *testing.T) {
 			}
 		},
 	})
-	ct, st := sdk.NewInMemoryTransports()
-	ss, err := srv.SDK().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := client.Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectInMemory(t, srv, client)
 	params := &sdk.CallToolParams{Name: name, Arguments: map[string]any{"duration": 0.4, "steps": 4}}
 	params.SetProgressToken("mine")
 	if res, err := cs.CallTool(ctx, params); err != nil || res.IsError {

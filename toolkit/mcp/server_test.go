@@ -430,17 +430,7 @@ func TestRefreshNeverEarly(t *testing.T) {
 	client := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "1"}, &sdk.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { heard <- struct{}{} },
 	})
-	ct, st := sdk.NewInMemoryTransports()
-	ss, err := srv.SDK().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := client.Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectInMemory(t, srv, client)
 
 	const tools = 40
 	var wg sync.WaitGroup
@@ -481,4 +471,23 @@ func TestRefreshNeverEarly(t *testing.T) {
 			return
 		}
 	}
+}
+
+// connectInMemory connects client to srv in process; both ends close when
+// the test ends.
+func connectInMemory(t *testing.T, srv *Server, client *sdk.Client) *sdk.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := srv.SDK().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
 }
