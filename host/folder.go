@@ -105,6 +105,7 @@ type Folder struct {
 	// the module or its sidecar changes.
 	hung    map[string]hungModule
 	retired sync.WaitGroup // old versions closing
+	closed  bool
 }
 
 // folderModule is a module file currently serving.
@@ -145,6 +146,9 @@ func (h *Host) OpenFolder(ctx context.Context, tk *toolkit.Toolkit, dir string, 
 		loaded: map[string]*folderModule{}, groups: map[string]bool{}, failed: map[string]string{},
 		hung: map[string]hungModule{},
 	}
+	h.foldersMu.Lock()
+	h.folders = append(h.folders, f)
+	h.foldersMu.Unlock()
 	f.Sync(ctx)
 	return f, nil
 }
@@ -225,8 +229,18 @@ func readGroupFile(name, dir string) (toolkit.Group, error) {
 // changed ones replaced, removed ones retired, groups added, updated and
 // removed. Failures are logged and reported as events; they never undo
 // what serves.
+//
+// Tool names: a module serves all its tools or none. When modules offer
+// the same tool name, or names differing only by case, the one first in
+// the folders' order wins, whichever loaded first, so that a restart
+// gives what a live folder shows: folders of one host by absolute path,
+// in a folder its files before its sub-folders, sub-folders by name,
+// files by name (byte order). The others are reported failed, naming the
+// winner. A name something else registered (a built-in tool, an MCP
+// server's, a Go function) is never taken.
 func (f *Folder) Sync(ctx context.Context) {
 	var events []FolderEvent
+	resyncOthers := false
 	f.mu.Lock()
 	defer func() {
 		f.mu.Unlock()
@@ -235,7 +249,13 @@ func (f *Folder) Sync(ctx context.Context) {
 				f.opts.OnEvent(ev)
 			}
 		}
+		if resyncOthers {
+			f.h.syncFolders(ctx, f)
+		}
 	}()
+	if f.closed {
+		return
+	}
 	fail := func(path, group string, err error) {
 		if f.failed[path] == err.Error() {
 			return // reported already
@@ -273,42 +293,19 @@ func (f *Folder) Sync(ctx context.Context) {
 		f.groups[name] = true
 	}
 
-	next := map[string]*folderModule{}
-	owner := map[string]string{} // tool name -> module path, in next
-	type swap struct {
-		path string
-		old  *folderModule
-		new  *folderModule
-	}
-	var swaps []swap
-	// Modules of a group whose group file broke keep serving as they were.
-	for path, m := range f.loaded {
-		if _, broken := failures[filepath.Join(filepath.Dir(path), GroupFileName)]; broken && m.group != f.opts.Group {
-			next[path] = m
-			for _, t := range m.tools {
-				owner[t] = path
-			}
-		}
-	}
 	// Which modules changed? Those are loaded in parallel, the way a
 	// host starts: compiling is the slow part.
-	type candidate struct {
-		wantedModule
-		old    *folderModule
-		digest string
-		stamp  string
-		err    error
-		plugin *Plugin
-	}
 	var cands []*candidate
 	var toLoad []string
 	nextHung := map[string]hungModule{}
+	inWanted := map[string]bool{}
 	for _, w := range wanted {
 		if w.group != f.opts.Group {
 			if _, ok := groups[w.group]; !ok {
 				continue // its group failed
 			}
 		}
+		inWanted[w.path] = true
 		c := &candidate{wantedModule: w, old: f.loaded[w.path]}
 		c.stamp = fileStamp(w.path)
 		if c.old != nil && c.stamp != "" && c.stamp == c.old.stamp {
@@ -321,125 +318,125 @@ func (f *Folder) Sync(ctx context.Context) {
 			nextHung[w.path] = hung
 		}
 		if c.err == nil && (c.old == nil || c.old.digest != c.digest || c.old.group != w.group) {
+			c.load = len(toLoad)
 			toLoad = append(toLoad, w.path)
+		} else {
+			c.load = -1
 		}
 		cands = append(cands, c)
 	}
-	loadedNow := map[string]int{}
-	for i, p := range toLoad {
-		loadedNow[p] = i
+	// Modules of a group whose group file broke keep serving as they were.
+	for path, m := range f.loaded {
+		if _, broken := failures[filepath.Join(filepath.Dir(path), GroupFileName)]; broken && m.group != f.opts.Group && !inWanted[path] {
+			cands = append(cands, &candidate{wantedModule: wantedModule{path, m.group}, old: m, digest: m.digest, stamp: m.stamp, load: -1})
+		}
 	}
 	plugins, loadErrs := f.h.LoadFiles(ctx, toLoad, f.opts.Config)
-	// Unchanged modules keep their tool names first, so that a new module
-	// cannot take a name from one that serves on.
 	for _, c := range cands {
-		if _, changed := loadedNow[c.path]; !changed && c.err == nil {
-			next[c.path] = c.old
-			for _, t := range c.old.tools {
-				owner[t] = c.path
-			}
-			delete(f.failed, c.path)
-		}
-	}
-	// Names this folder registered: only those may be replaced. Any other
-	// name in the toolkit (a built-in, another folder's, an MCP tool) is
-	// not ours to take.
-	ours := map[string]bool{}
-	for _, m := range f.loaded {
-		for _, t := range m.tools {
-			ours[t] = true
-		}
-	}
-	keepOld := func(c *candidate, err error) {
-		stillFailing[c.path] = true
-		fail(c.path, c.group, err)
-		if c.old == nil {
-			return
-		}
-		kept := *c.old
-		kept.tools = nil
-		for _, t := range c.old.tools {
-			if _, taken := owner[t]; !taken {
-				owner[t] = c.path
-				kept.tools = append(kept.tools, t)
-			}
-		}
-		next[c.path] = &kept
-	}
-	// Broken files next: their last good versions keep their names too.
-	var good []*candidate
-	for _, c := range cands {
-		i, changed := loadedNow[c.path]
-		switch {
-		case !changed && c.err == nil:
+		if c.load < 0 {
 			continue
-		case changed:
-			c.plugin, c.err = plugins[i], loadErrs[i]
-			if c.err != nil && errors.Is(c.err, context.DeadlineExceeded) && ctx.Err() == nil {
-				c.err = fmt.Errorf("%w (not tried again until the file or its sidecar changes)", c.err)
-				nextHung[c.path] = hungModule{digest: c.digest, err: c.err}
-			}
+		}
+		c.plugin, c.err = plugins[c.load], loadErrs[c.load]
+		if c.err != nil && errors.Is(c.err, context.DeadlineExceeded) && ctx.Err() == nil {
+			c.err = fmt.Errorf("%w (not tried again until the file or its sidecar changes)", c.err)
+			nextHung[c.path] = hungModule{digest: c.digest, err: c.err}
 		}
 		if c.err == nil && len(c.plugin.Tools()) == 0 {
 			c.err = errors.New("the module offers no tools")
 		}
-		if c.err != nil {
-			if c.plugin != nil {
-				_ = c.plugin.Close(ctx)
-			}
-			keepOld(c, c.err)
-			continue
-		}
-		good = append(good, c)
-	}
-	// New versions of serving modules claim their names before new files.
-	slices.SortStableFunc(good, func(a, b *candidate) int {
-		return cmp.Compare(boolInt(a.old == nil), boolInt(b.old == nil))
-	})
-	for _, c := range good {
-		var names []string
-		var err error
-		for _, t := range c.plugin.Tools() {
-			name := t.Spec().Name
-			if other, taken := owner[name]; taken && other != c.path {
-				err = fmt.Errorf("tool %s is already served by %s", name, other)
-				break
-			}
-			if _, exists := f.tk.Tool(name); exists && !ours[name] {
-				err = fmt.Errorf("tool %s is already registered by another source (a built-in tool, another folder or an MCP server); rename the plugin's tool", name)
-				break
-			}
-			names = append(names, name)
-		}
-		if err != nil {
+		if c.err != nil && c.plugin != nil {
 			_ = c.plugin.Close(ctx)
-			keepOld(c, err)
-			continue
+			c.plugin = nil
 		}
-		m := &folderModule{plugin: c.plugin, group: c.group, digest: c.digest, stamp: c.stamp, tools: names}
-		next[c.path] = m
-		for _, t := range names {
-			owner[t] = c.path
+	}
+
+	// Claim tool names, module by module in the folders' order, and apply
+	// the outcome to the toolkit: one host-wide lock, so that two folders
+	// never decide on the same name at once.
+	f.h.claimMu.Lock()
+	slices.SortFunc(cands, func(a, b *candidate) int { return f.rank(a.path).compare(f.rank(b.path)) })
+	held := toolHolders(f.tk)
+	claimed := map[string]string{} // lower-case name -> module path
+	next := map[string]*folderModule{}
+	var swaps []swap
+	var unregister []string
+	tookFromOthers := false
+	for _, c := range cands {
+		if c.err != nil {
+			stillFailing[c.path] = true
+			fail(c.path, c.group, c.err)
 		}
-		delete(f.failed, c.path)
-		swaps = append(swaps, swap{c.path, c.old, m})
+		// What the module can serve: its new version, else the last good
+		// one; all of its tools, or nothing.
+		var options []*folderModule
+		if c.plugin != nil {
+			options = append(options, &folderModule{plugin: c.plugin, group: c.group, digest: c.digest, stamp: c.stamp, tools: toolNames(c.plugin)})
+		}
+		if c.old != nil {
+			options = append(options, c.old)
+		}
+		for _, m := range options {
+			taken, err := f.checkNames(c.path, m.tools, claimed, held)
+			if err != nil {
+				if !stillFailing[c.path] {
+					stillFailing[c.path] = true
+					fail(c.path, c.group, err)
+				}
+				continue
+			}
+			for _, n := range m.tools {
+				claimed[strings.ToLower(n)] = c.path
+			}
+			for _, t := range taken {
+				tookFromOthers = true
+				if !slices.Contains(m.tools, t) {
+					unregister = append(unregister, t) // another folder's, in another case
+				}
+			}
+			next[c.path] = m
+			// Register it if it is new, or if any of its names is not
+			// (or no longer) held by it.
+			if m != c.old || slices.ContainsFunc(m.tools, func(n string) bool { return held.by[n] != m.plugin }) {
+				swaps = append(swaps, swap{path: c.path, old: c.old, new: m})
+			}
+			break
+		}
+		if c.plugin != nil && (next[c.path] == nil || next[c.path].plugin != c.plugin) {
+			_ = c.plugin.Close(ctx)
+		}
 	}
 	for p := range f.failed {
 		if !stillFailing[p] {
 			delete(f.failed, p)
 		}
 	}
-
-	// Register new versions, then drop tools nobody serves any more.
+	// Names this folder served and serves no more, unless another folder
+	// has taken them since.
+	servedExact := map[string]bool{}
+	for _, m := range next {
+		for _, t := range m.tools {
+			servedExact[t] = true
+		}
+	}
+	for _, m := range f.loaded {
+		for _, t := range m.tools {
+			if p := held.by[t]; !servedExact[t] && p != nil && p.folder == f {
+				unregister = append(unregister, t)
+			}
+		}
+	}
+	swaps, failedSwaps := f.apply(swaps, unregister)
+	for _, fs := range failedSwaps {
+		fail(fs.path, fs.new.group, fs.err)
+		delete(next, fs.path)
+		if fs.new.plugin != fs.oldPlugin() {
+			_ = fs.new.plugin.Close(ctx)
+		}
+	}
 	for _, s := range swaps {
-		for _, t := range s.new.plugin.Tools() {
-			opts := []toolkit.RegisterOption{toolkit.Replacing()}
-			if s.new.group != "" {
-				opts = append(opts, toolkit.InGroup(s.new.group))
-			}
-			if err := f.tk.Register(t, opts...); err != nil {
-				f.log.Error("plugin tool not registered", "file", s.path, "tool", t.Spec().Name, "err", err)
-			}
+		s.new.plugin.folder = f
+		if s.new.plugin == s.oldPlugin() {
+			continue // the same version, registering names again
 		}
 		kind := EventLoaded
 		if s.old != nil {
@@ -448,21 +445,31 @@ func (f *Folder) Sync(ctx context.Context) {
 		f.log.Info("plugin "+string(kind), "file", s.path, "group", s.new.group, "tools", s.new.tools)
 		events = append(events, FolderEvent{Kind: kind, Path: s.path, Group: s.new.group, Tools: s.new.tools})
 	}
-	for path, m := range f.loaded {
+	// Retire what serves no more; calls caught in the swap run on the
+	// module that now serves their tool.
+	servedBy := map[string]*Plugin{}
+	for _, m := range next {
 		for _, t := range m.tools {
-			if _, served := owner[t]; !served {
-				_ = f.tk.Unregister(t)
-			}
+			servedBy[t] = m.plugin
 		}
-		switch n, ok := next[path]; {
-		case !ok:
+	}
+	for path, m := range f.loaded {
+		n, ok := next[path]
+		switch {
+		case !ok && !inWanted[path]:
 			f.log.Info("plugin removed", "file", path, "tools", m.tools)
 			events = append(events, FolderEvent{Kind: EventRemoved, Path: path, Group: m.group, Tools: m.tools})
-			f.retire(m.plugin, f.successor(m, next))
+			f.retire(m.plugin, successorOf(m, servedBy))
+		case !ok:
+			f.retire(m.plugin, successorOf(m, servedBy)) // failed: reported above
 		case n.plugin != m.plugin:
 			f.retire(m.plugin, n.plugin)
 		}
 	}
+	f.loaded = next
+	f.h.claimMu.Unlock()
+	resyncOthers = tookFromOthers || len(unregister) > 0
+
 	// Groups whose folder is gone.
 	for name := range f.groups {
 		if _, ok := groups[name]; !ok && !stillFailing[filepath.Join(f.dir, name, GroupFileName)] {
@@ -472,28 +479,225 @@ func (f *Folder) Sync(ctx context.Context) {
 			delete(f.groups, name)
 		}
 	}
-	f.loaded = next
 	f.hung = nextHung
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+// candidate is a module file found by a Sync, with what loading it gave.
+type candidate struct {
+	wantedModule
+	old    *folderModule
+	digest string
+	stamp  string
+	load   int // index in the Sync's loads; -1 when not loaded again
+	err    error
+	plugin *Plugin
 }
 
-// successor finds the module that now serves the tools of a removed one
-// (a renamed or moved file), so that calls caught in the swap run there.
-func (f *Folder) successor(m *folderModule, next map[string]*folderModule) *Plugin {
-	for _, n := range next {
-		for _, t := range m.tools {
-			if slices.Contains(n.tools, t) {
-				return n.plugin
+// swap is a module whose serving version changes (or that serves names
+// again).
+type swap struct {
+	path string
+	old  *folderModule
+	new  *folderModule
+	err  error
+}
+
+func (s swap) oldPlugin() *Plugin {
+	if s.old == nil {
+		return nil
+	}
+	return s.old.plugin
+}
+
+// apply registers the tools of the swapped modules and unregisters
+// names, in one toolkit batch. Should the batch fail (a tool the
+// toolkit refuses although the load checked it, a group removed
+// meanwhile), each module is applied alone and those that fail are
+// returned, none of their tools registered.
+func (f *Folder) apply(swaps []swap, unregister []string) (ok, failed []swap) {
+	add := func(b *toolkit.Batch, s swap) {
+		for _, t := range s.new.plugin.Tools() {
+			opts := []toolkit.RegisterOption{toolkit.Replacing()}
+			if s.new.group != "" {
+				opts = append(opts, toolkit.InGroup(s.new.group))
+			}
+			b.Register(t, opts...)
+		}
+	}
+	var all toolkit.Batch
+	for _, n := range unregister {
+		all.Unregister(n)
+	}
+	for _, s := range swaps {
+		add(&all, s)
+	}
+	if all.Len() == 0 {
+		return swaps, nil
+	}
+	if err := f.tk.Apply(&all); err == nil {
+		return swaps, nil
+	}
+	var rm toolkit.Batch
+	for _, n := range unregister {
+		rm.Unregister(n)
+	}
+	if err := f.tk.Apply(&rm); err != nil {
+		f.log.Error("plugin tools not unregistered", "tools", unregister, "err", err)
+	}
+	for _, s := range swaps {
+		var one toolkit.Batch
+		add(&one, s)
+		if err := f.tk.Apply(&one); err != nil {
+			s.err = fmt.Errorf("its tools could not be registered: %w", err)
+			// Its last version may hold names still: they go too.
+			var gone toolkit.Batch
+			if s.old != nil {
+				for _, t := range s.old.tools {
+					if tool, ok := f.tk.Tool(t); ok && pluginOf(tool) == s.old.plugin {
+						gone.Unregister(t)
+					}
+				}
+			}
+			_ = f.tk.Apply(&gone)
+			failed = append(failed, s)
+			continue
+		}
+		ok = append(ok, s)
+	}
+	return ok, failed
+}
+
+// checkNames checks that a module may serve names: none claimed in this
+// Sync by a module before it, none held by another source, and none held
+// by another folder's module that comes before it. taken lists names
+// held by another folder's module that comes after it: this module takes
+// them.
+func (f *Folder) checkNames(path string, names []string, claimed map[string]string, held holders) (taken []string, err error) {
+	me := f.rank(path)
+	for _, n := range names {
+		lower := strings.ToLower(n)
+		if other, ok := claimed[lower]; ok {
+			return nil, fmt.Errorf("tool %s is served by %s, which comes first in the folder (its files before its sub-folders, each by name); tool names are unique ignoring case", n, f.relName(other))
+		}
+		for _, hn := range held.fold[lower] {
+			p := held.by[hn]
+			switch {
+			case p == nil:
+				return nil, takenError(n, hn)
+			case p.folder == f:
+				// Ours: the claims of this Sync decide.
+			case p.folder.rank(p.file).compare(me) < 0:
+				return nil, fmt.Errorf("tool %s is served by %s, which comes first (plugin folders by path, then a folder's files before its sub-folders, each by name); tool names are unique ignoring case", n, p.file)
+			default:
+				taken = append(taken, hn)
 			}
 		}
 	}
+	return taken, nil
+}
+
+// takenError says that a tool name n is held by another source as held
+// (the same name, or one differing only by case).
+func takenError(n, held string) error {
+	if held == n {
+		return fmt.Errorf("tool %s is already registered by another source (a built-in tool, an MCP server or the embedding program); rename the plugin's tool", n)
+	}
+	return fmt.Errorf("tool %s differs only by case from %s, which another source registered (a built-in tool, an MCP server or the embedding program); tool names are unique ignoring case: rename the plugin's tool", n, held)
+}
+
+// holders are the toolkit's tool names and the plugins serving them.
+type holders struct {
+	by   map[string]*Plugin  // name -> its folder plugin; nil for any other source
+	fold map[string][]string // lower-case name -> names
+}
+
+func toolHolders(tk *toolkit.Toolkit) holders {
+	h := holders{by: map[string]*Plugin{}, fold: map[string][]string{}}
+	for _, info := range tk.Tools() {
+		n := info.Spec.Name
+		var p *Plugin
+		if t, ok := tk.Tool(n); ok {
+			if p = pluginOf(t); p != nil && p.folder == nil {
+				p = nil // a plugin registered by hand: another source
+			}
+		}
+		h.by[n] = p
+		h.fold[strings.ToLower(n)] = append(h.fold[strings.ToLower(n)], n)
+	}
+	return h
+}
+
+// pluginOf returns the plugin a tool belongs to, or nil.
+func pluginOf(t toolkit.Tool) *Plugin {
+	switch t := t.(type) {
+	case *Tool:
+		return t.p
+	case *compatTool:
+		return t.p
+	}
 	return nil
+}
+
+func toolNames(p *Plugin) []string {
+	var names []string
+	for _, t := range p.Tools() {
+		names = append(names, t.Spec().Name)
+	}
+	return names
+}
+
+// moduleRank orders module files when they offer the same tool name:
+// folders by path, then a folder's own files before its sub-folders',
+// sub-folders by name, files by name.
+type moduleRank struct {
+	folder string
+	sub    int
+	dir    string
+	file   string
+}
+
+func (f *Folder) rank(path string) moduleRank {
+	dir, file := filepath.Split(path)
+	dir = filepath.Clean(dir)
+	if dir == f.dir {
+		return moduleRank{f.dir, 0, "", file}
+	}
+	return moduleRank{f.dir, 1, filepath.Base(dir), file}
+}
+
+func (a moduleRank) compare(b moduleRank) int {
+	return cmp.Or(strings.Compare(a.folder, b.folder), cmp.Compare(a.sub, b.sub), strings.Compare(a.dir, b.dir), strings.Compare(a.file, b.file))
+}
+
+// relName names a module file relative to the folder.
+func (f *Folder) relName(path string) string {
+	if rel, err := filepath.Rel(f.dir, path); err == nil {
+		return rel
+	}
+	return path
+}
+
+// successorOf finds the plugin that now serves the tools of a module that
+// serves no more (a renamed or moved file), so that calls caught in the
+// swap run there.
+func successorOf(m *folderModule, servedBy map[string]*Plugin) *Plugin {
+	for _, t := range m.tools {
+		if p := servedBy[t]; p != nil {
+			return p
+		}
+	}
+	return nil
+}
+
+// syncFolders syncs the host's other folders after one took or released
+// tool names, so that each shows what a restart would give.
+func (h *Host) syncFolders(ctx context.Context, from *Folder) {
+	h.foldersMu.Lock()
+	others := slices.DeleteFunc(slices.Clone(h.folders), func(g *Folder) bool { return g == from })
+	h.foldersMu.Unlock()
+	for _, g := range others {
+		g.Sync(ctx)
+	}
 }
 
 // retire closes an old version once its running calls are done, without
@@ -507,20 +711,37 @@ func (f *Folder) retire(old, next *Plugin) {
 }
 
 // Close unregisters the folder's tools and groups and closes its plugins,
-// waiting for running calls.
+// waiting for running calls. Another folder of the host may then serve
+// tool names this one held.
 func (f *Folder) Close(ctx context.Context) error {
+	f.h.foldersMu.Lock()
+	f.h.folders = slices.DeleteFunc(f.h.folders, func(g *Folder) bool { return g == f })
+	f.h.foldersMu.Unlock()
 	f.mu.Lock()
+	f.closed = true
+	f.h.claimMu.Lock()
+	held := toolHolders(f.tk)
+	var gone toolkit.Batch
 	for _, m := range f.loaded {
 		for _, t := range m.tools {
-			_ = f.tk.Unregister(t)
+			if held.by[t] == m.plugin {
+				gone.Unregister(t)
+			}
 		}
 		f.retire(m.plugin, nil)
 	}
+	if err := f.tk.Apply(&gone); err != nil {
+		f.log.Warn("plugin tools not unregistered", "err", err)
+	}
+	f.h.claimMu.Unlock()
 	for name := range f.groups {
 		_ = f.tk.RemoveGroup(name)
 	}
 	f.loaded, f.groups = map[string]*folderModule{}, map[string]bool{}
 	f.mu.Unlock()
+	if gone.Len() > 0 {
+		f.h.syncFolders(ctx, f)
+	}
 	done := make(chan struct{})
 	go func() { f.retired.Wait(); close(done) }()
 	select {

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,6 +15,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/wasmtools/wasmtools/abi"
+	"github.com/wasmtools/wasmtools/toolkit"
 )
 
 // Report describes a Wasm module: what it exports and imports, which ABI
@@ -66,10 +68,32 @@ type ReportedTool struct {
 	Hooks           []string `json:"hooks,omitempty"`
 }
 
+// InspectOption changes what Inspect checks.
+type InspectOption func(*inspectOptions)
+
+type inspectOptions struct {
+	tk *toolkit.Toolkit
+}
+
+// AgainstToolkit makes Inspect also check the module's tool names against
+// the tools of tk, as a plugin folder serving tk would: a name tk holds
+// already, or one differing from it only by case, makes the module not
+// loadable there (plugin folders may also hold modules that come first
+// for a name; Inspect does not know them).
+func AgainstToolkit(tk *toolkit.Toolkit) InspectOption {
+	return func(o *inspectOptions) { o.tk = tk }
+}
+
 // Inspect describes any Wasm module, plugin or not. It compiles the
 // module and, when it is a plugin, loads it (sandboxed, as always) to read
-// its tools; the module is never given more than cfg grants.
-func (h *Host) Inspect(ctx context.Context, path string, cfg Config) (*Report, error) {
+// its tools; the module is never given more than cfg grants. A module the
+// host would refuse, or whose tools a plugin folder would refuse, is
+// reported not loadable, with the reason in Problem.
+func (h *Host) Inspect(ctx context.Context, path string, cfg Config, opts ...InspectOption) (*Report, error) {
+	var o inspectOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	wasm, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -122,6 +146,17 @@ func (h *Host) Inspect(ctx context.Context, path string, cfg Config) (*Report, e
 	}
 	defer p.Close(ctx)
 	r.Loadable = true
+	if o.tk != nil {
+		held := toolHolders(o.tk)
+		for _, t := range p.Tools() {
+			n := t.Spec().Name
+			for _, hn := range held.fold[strings.ToLower(n)] {
+				if r.Loadable {
+					r.Loadable, r.Problem = false, takenError(n, hn).Error()
+				}
+			}
+		}
+	}
 	r.Kind, r.Name = p.Kind, p.Name
 	if p.Kind == KindWasmtools {
 		r.ABI, r.Version = p.Schema.ABI, p.Schema.Version
@@ -164,10 +199,14 @@ func missingGrants(asked *abi.Grants, given abi.Grants) []string {
 			out = append(out, "http_hosts: "+host)
 		}
 	}
+	// A plugin asks for a folder by the path it will use (guest); the
+	// operator maps a host folder there. An old-style request naming only
+	// host is taken as that path.
 	for _, d := range asked.Dirs {
+		want := cmp.Or(d.Guest, d.Host)
 		found := false
 		for _, g := range given.Dirs {
-			if g.Host == d.Host && (g.Write || !d.Write) {
+			if cmp.Or(g.Guest, g.Host) == want && (g.Write || !d.Write) {
 				found = true
 			}
 		}
@@ -176,7 +215,7 @@ func missingGrants(asked *abi.Grants, given abi.Grants) []string {
 			if d.Write {
 				mode = "read-write"
 			}
-			out = append(out, fmt.Sprintf("dirs: %s (%s)", d.Host, mode))
+			out = append(out, fmt.Sprintf("dirs: %s (%s)", want, mode))
 		}
 	}
 	for k := range asked.Env {
