@@ -90,10 +90,12 @@ type SchemaResponse struct {
 
 // ToolSpec describes one tool of a plugin.
 type ToolSpec struct {
-	// Name must match [A-Za-z0-9_-]{1,64} and be unique in the toolkit.
+	// Name must match [A-Za-z0-9_-]{1,64}, not be reset_tools, and be
+	// unique in the toolkit ignoring case (see README.md, "Tool names").
 	Name        string `json:"name"`
 	Description string `json:"description"`
-	// InputSchema is a JSON Schema for an object.
+	// InputSchema is a JSON Schema for an object: at most 256 KiB,
+	// nesting at most 64 deep, self-contained (no $ref to a file or URL).
 	InputSchema json.RawMessage `json:"input_schema"`
 	// ConcurrencySafe tools may run in parallel (on separate instances).
 	ConcurrencySafe bool `json:"concurrency_safe,omitempty"`
@@ -191,14 +193,16 @@ const (
 )
 
 // Block is a piece of content: text, or bytes (base64 in JSON) with a
-// media type.
+// media type. Type is BlockText or BlockData; any other type is refused
+// (the call fails).
 type Block struct {
 	Type      string `json:"type"`
 	Text      string `json:"text,omitempty"`
 	Data      []byte `json:"data,omitempty"`
 	MediaType string `json:"media_type,omitempty"`
 	// ID groups text across chunks: text blocks with the same ID are
-	// concatenated.
+	// concatenated into the first one. Text blocks without an ID share
+	// the empty ID, so they are concatenated too.
 	ID string `json:"id,omitempty"`
 }
 
@@ -219,7 +223,7 @@ type Chunk struct {
 type CallResult struct {
 	Content []Block `json:"content,omitempty"`
 	// State is success (the default) or error: a tool failure the model
-	// reads.
+	// reads. Any other value is refused (the call fails).
 	State    string         `json:"state,omitempty"`
 	Metadata map[string]any `json:"metadata,omitempty"`
 }
@@ -229,9 +233,10 @@ type CallResult struct {
 type Grants struct {
 	// Dirs maps host directories into the plugin's file system (WASI).
 	Dirs []DirGrant `json:"dirs,omitempty"`
-	// HTTPHosts are the hosts the plugin may reach with http_request:
-	// exact names ("api.example.com") or a leading wildcard
-	// ("*.example.com"); redirects are checked again.
+	// HTTPHosts are the hosts the plugin may reach with http_request: a
+	// name or address (any port), "host:port" (that port only), or
+	// "*.example.com" (any subdomain, not example.com itself); redirects
+	// are checked again. See README.md, section 6.
 	HTTPHosts []string `json:"http_hosts,omitempty"`
 	// Env are environment variables visible to the plugin (WASI).
 	Env map[string]string `json:"env,omitempty"`
@@ -243,10 +248,13 @@ type Grants struct {
 	TimeoutMS int `json:"timeout_ms,omitempty"`
 }
 
-// DirGrant maps a host directory into the plugin.
+// DirGrant maps a host directory into the plugin. In a plugin's request
+// (SchemaResponse.Grants) only Guest and Write mean something: the plugin
+// names the path it will use and whether it writes there, and the
+// operator chooses the host folder mapped to it.
 type DirGrant struct {
-	// Host is the directory on the host.
-	Host string `json:"host"`
+	// Host is the directory on the host (the operator's side).
+	Host string `json:"host,omitempty"`
 	// Guest is where the plugin sees it; Host when empty.
 	Guest string `json:"guest,omitempty"`
 	// Write allows changes; directories are read-only otherwise.
