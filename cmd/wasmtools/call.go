@@ -216,6 +216,11 @@ func (p *streamPrinter) event(ev toolkit.Event) {
 	if ev.Kind != toolkit.EventChunk {
 		return
 	}
+	if ev.Chunk.State == toolkit.StateError {
+		// A tool's error result: finish prints it, on standard error
+		// (printed here, it left finish nothing to say but "no message").
+		return
+	}
 	for _, b := range ev.Chunk.Content {
 		switch b.Type {
 		case toolkit.BlockText:

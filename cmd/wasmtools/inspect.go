@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/wasmtools/wasmtools/host"
+	"github.com/wasmtools/wasmtools/toolkit"
 )
 
 const inspectHelp = `Usage: wasmtools inspect [flags] FILE.wasm
@@ -45,7 +46,13 @@ func runInspect(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer h.Close(ctx)
-	r, err := h.Inspect(ctx, pos[0], host.Config{})
+	// The module's tool names are checked against the built-in tools, as
+	// a plugin folder would (a plugin's "bash" may not pose as Bash).
+	tk := toolkit.New(toolkit.Options{Logger: e.log})
+	for _, t := range builtinTools(nil) {
+		_ = tk.Register(t)
+	}
+	r, err := h.Inspect(ctx, pos[0], host.Config{}, host.AgainstToolkit(tk))
 	if err != nil {
 		return &exitError{code: exitToolError, err: err}
 	}

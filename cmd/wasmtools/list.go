@@ -8,8 +8,10 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
+	"github.com/wasmtools/wasmtools/host"
 	"github.com/wasmtools/wasmtools/sandbox"
 	"github.com/wasmtools/wasmtools/skills"
 	"github.com/wasmtools/wasmtools/toolkit"
@@ -36,7 +38,8 @@ new session sees and tells the model to read them with the Skill tool.
 
 With --json the output is one object:
 
-	{"tools": [{"name", "group", "active", "read_only", "concurrency_safe", "source"}],
+	{"tools": [{"name", "group", "active", "read_only", "concurrency_safe", "source",
+	            "plugin_name", "plugin_version"}],
 	 "groups": [{"name", "description", "active"}],
 	 "skills": [{"name", "description", "dir", "group", "activates", "allowed_tools", "license", "metadata"}],
 	 "broken_skills": [{"path", "error", "serving"}],
@@ -61,6 +64,10 @@ type listedTool struct {
 	ReadOnly        bool   `json:"read_only"`
 	ConcurrencySafe bool   `json:"concurrency_safe"`
 	Source          string `json:"source"`
+	// PluginName and PluginVersion are what a Wasm plugin says of itself
+	// (its schema's name and version), when it does.
+	PluginName    string `json:"plugin_name,omitempty"`
+	PluginVersion string `json:"plugin_version,omitempty"`
 }
 
 // listedGroup is a tool group as list prints it.
@@ -99,14 +106,20 @@ func runList(ctx context.Context, e *env, args []string) error {
 
 	tools := []listedTool{}
 	for _, t := range tk.Tools() {
-		tools = append(tools, listedTool{
+		lt := listedTool{
 			Name:            t.Spec.Name,
 			Group:           t.Group,
 			Active:          t.Group == toolkit.BasicGroup || slices.Contains(active, t.Group),
 			ReadOnly:        t.Spec.ReadOnly,
 			ConcurrencySafe: t.Spec.ConcurrencySafe,
 			Source:          t.Spec.Source.String(),
-		})
+		}
+		if tool, ok := tk.Tool(t.Spec.Name); ok {
+			if pt, ok := tool.(*host.Tool); ok {
+				lt.PluginName, lt.PluginVersion = pt.Plugin().Schema.Name, pt.Plugin().Schema.Version
+			}
+		}
+		tools = append(tools, lt)
 	}
 	groups := []listedGroup{}
 	for _, g := range tk.Groups() {
@@ -155,7 +168,11 @@ func runList(ctx context.Context, e *env, args []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tGROUP\tACTIVE\tREAD-ONLY\tCONCURRENCY-SAFE\tSOURCE")
 	for _, t := range tools {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Group, yesNo(t.Active), yesNo(t.ReadOnly), yesNo(t.ConcurrencySafe), t.Source)
+		source := t.Source
+		if about := strings.TrimSpace(t.PluginName + " " + t.PluginVersion); about != "" {
+			source += " (" + about + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Group, yesNo(t.Active), yesNo(t.ReadOnly), yesNo(t.ConcurrencySafe), source)
 	}
 	if err := tw.Flush(); err != nil || len(groups) == 0 {
 		return err

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/wasmtools/wasmtools/host"
+	"github.com/wasmtools/wasmtools/sandbox"
 	"github.com/wasmtools/wasmtools/skills"
 	"github.com/wasmtools/wasmtools/toolkit"
 	"github.com/wasmtools/wasmtools/toolkit/builtin"
@@ -45,15 +46,7 @@ func newToolkit(ctx context.Context, e *env, opts toolkit.Options, pf *permFlags
 	if err != nil {
 		return nil, nil, err
 	}
-	files := builtin.FileOptions{}
-	tools := []toolkit.Tool{
-		builtin.DefaultShellTool(builtin.BashOptions{Backend: &builtin.LocalBackend{Sandbox: sb}}, builtin.PowerShellOptions{}),
-		builtin.NewRead(files), builtin.NewWrite(files), builtin.NewEdit(files),
-		builtin.NewGlob(builtin.GlobOptions{}), builtin.NewGrep(builtin.GrepOptions{}),
-	}
-	tools = append(tools, builtin.TaskTools()...)
-	tools = append(tools, builtin.NewAskUser())
-	for _, t := range tools {
+	for _, t := range builtinTools(sb) {
 		if err := tk.Register(t); err != nil {
 			return nil, nil, fmt.Errorf("register the built-in tools: %w", err)
 		}
@@ -93,6 +86,18 @@ func newToolkit(ctx context.Context, e *env, opts toolkit.Options, pf *permFlags
 		closers = append(closers, c)
 	}
 	return tk, closeAll, nil
+}
+
+// builtinTools returns the built-in tools, their commands confined by sb.
+func builtinTools(sb *sandbox.Sandbox) []toolkit.Tool {
+	files := builtin.FileOptions{}
+	tools := []toolkit.Tool{
+		builtin.DefaultShellTool(builtin.BashOptions{Backend: &builtin.LocalBackend{Sandbox: sb}}, builtin.PowerShellOptions{}),
+		builtin.NewRead(files), builtin.NewWrite(files), builtin.NewEdit(files),
+		builtin.NewGlob(builtin.GlobOptions{}), builtin.NewGrep(builtin.GrepOptions{}),
+	}
+	tools = append(tools, builtin.TaskTools()...)
+	return append(tools, builtin.NewAskUser())
 }
 
 // loadSkills serves the skills of the --skills folders through the Skill
