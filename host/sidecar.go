@@ -66,7 +66,7 @@ func ReadSidecar(wasmPath string) (Sidecar, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return s, fmt.Errorf("plugin sidecar %s: %w (fields: name, sha256, grants, tools)", path, err)
+		return s, fmt.Errorf("plugin sidecar %s: %s (fields: name, sha256, grants, tools)", path, jsonProblem(err))
 	}
 	return s, nil
 }

@@ -116,6 +116,8 @@ var builtImports = []struct {
 	{abi.ModuleUser, abi.ImportEmit, []byte{tI64}, nil},
 	{abi.ModuleEnv, "reset", nil, nil},
 	{abi.ModuleWASI, "fd_write", []byte{tI32, tI32, tI32, tI32}, []byte{tI32}},
+	{abi.ModuleEnv, "config_get", []byte{tI64}, []byte{tI64}},
+	{abi.ModuleEnv, "http_request", []byte{tI64, tI64}, []byte{tI64}},
 }
 
 // Function indices of the imports, then of the helper every built module
@@ -139,6 +141,8 @@ const (
 	fEmit
 	fReset
 	fFdWrite
+	fConfigGet
+	fHTTPRequest
 	fCopy
 )
 
