@@ -100,7 +100,7 @@ func (k *kernel) alloc(n uint64) (uint64, error) {
 		return 0, nil
 	}
 	if n > MaxKernelMemory || uint64(len(k.arena))+n > MaxKernelMemory {
-		return 0, fmt.Errorf("kernel memory exhausted: %d bytes requested, %d in use, %d allowed per call; free or reuse blocks (every block is freed when the export returns)", n, len(k.arena), MaxKernelMemory)
+		return 0, fmt.Errorf("kernel memory exhausted: %d bytes requested, %d in use, %d allowed per call (freed blocks count until the export returns; reset frees them all); reuse blocks, or move less data per call", n, len(k.arena), MaxKernelMemory)
 	}
 	if len(k.blocks) >= MaxBlocks {
 		return 0, fmt.Errorf("kernel memory: more than %d blocks allocated in one call; allocate fewer, larger blocks", MaxBlocks)
