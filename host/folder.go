@@ -17,7 +17,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -783,11 +782,7 @@ func fileStamp(path string) string {
 			b.WriteString("-")
 			continue
 		}
-		var ino uint64
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			ino = st.Ino
-		}
-		fmt.Fprintf(&b, "%d:%d:%d;", info.Size(), info.ModTime().UnixNano(), ino)
+		fmt.Fprintf(&b, "%d:%d:%d;", info.Size(), info.ModTime().UnixNano(), inode(info))
 	}
 	return b.String()
 }

@@ -244,7 +244,7 @@ func osFlag(flag experimentalsys.Oflag) int {
 		{experimentalsys.O_TRUNC, os.O_TRUNC},
 		{experimentalsys.O_SYNC, os.O_SYNC},
 		{experimentalsys.O_DSYNC, os.O_SYNC},
-		{experimentalsys.O_DIRECTORY, syscall.O_DIRECTORY},
+		{experimentalsys.O_DIRECTORY, oDirectory},
 	} {
 		if flag&m.from != 0 {
 			f |= m.to

@@ -138,8 +138,7 @@ func TestDeployPluginPermissions(t *testing.T) {
 }
 
 func TestHTTPGrants(t *testing.T) {
-	var srv2 *httptest.Server
-	srv2 = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "other host") }))
+	srv2 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "other host") }))
 	defer srv2.Close()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/redirect" {

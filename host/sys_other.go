@@ -1,0 +1,13 @@
+//go:build !unix
+
+package host
+
+import "io/fs"
+
+// oDirectory is 0 where the platform has no such open flag: the opened
+// file's type is checked after the open instead (grantFS.OpenFile).
+const oDirectory = 0
+
+// inode returns 0 where stat has no inode number: size and modification
+// time alone describe a module there.
+func inode(fs.FileInfo) uint64 { return 0 }
