@@ -195,6 +195,10 @@ func compileSchema(name string, raw json.RawMessage) (*schemaValidator, error) {
 		return nil, fmt.Errorf("tool %s: input schema must have \"type\": \"object\", not %v", name, t)
 	}
 	c := jsonschema.NewCompiler()
+	// The library's default loader reads file: URLs: a schema from an MCP
+	// server or a plugin could make the host read its files (or block on
+	// a FIFO). Only the schema itself and the metaschemas are known.
+	c.UseLoader(selfContained{})
 	url := "wasmtools:///tools/" + name + ".json"
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
@@ -204,6 +208,13 @@ func compileSchema(name string, raw json.RawMessage) (*schemaValidator, error) {
 		return nil, fmt.Errorf("tool %s: input schema does not compile: %w", name, err)
 	}
 	return &schemaValidator{schema: s}, nil
+}
+
+// selfContained refuses every resource a schema names outside itself.
+type selfContained struct{}
+
+func (selfContained) Load(url string) (any, error) {
+	return nil, fmt.Errorf("%s is outside the schema: a tool's input schema must be self-contained (refer to its own $defs)", url)
 }
 
 var englishPrinter = message.NewPrinter(language.English)

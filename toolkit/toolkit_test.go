@@ -3,6 +3,8 @@ package toolkit
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -376,6 +378,34 @@ func TestPutGroup(t *testing.T) {
 	for _, bad := range []Group{{Name: "basic", Description: "x"}, {Name: "x"}, {Description: "x"}} {
 		if err := tk.PutGroup(bad); err == nil {
 			t.Errorf("PutGroup(%+v) succeeded", bad)
+		}
+	}
+}
+
+// TestSchemaRefsStayInside: a schema's $ref to anything outside itself (a
+// local file, which the host would otherwise read, or a relative name)
+// refuses the registration; a $ref to its own $defs works.
+func TestSchemaRefsStayInside(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "defs.json")
+	if err := os.WriteFile(outside, []byte(`{"type":"string"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, schema string
+		ok           bool
+	}{
+		{"local file", `{"type":"object","properties":{"x":{"$ref":"file://` + filepath.ToSlash(outside) + `"}}}`, false},
+		{"relative name", `{"type":"object","properties":{"x":{"$ref":"defs.json"}}}`, false},
+		{"own defs", `{"type":"object","$defs":{"s":{"type":"string"}},"properties":{"x":{"$ref":"#/$defs/s"}}}`, true},
+	}
+	for _, tt := range tests {
+		tk := New(Options{})
+		err := tk.Register(externalOnly{spec: Spec{Name: "T", External: true, InputSchema: json.RawMessage(tt.schema)}})
+		if tt.ok && err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+		}
+		if !tt.ok && (err == nil || !strings.Contains(err.Error(), "self-contained")) {
+			t.Errorf("%s: error %v, want one saying the schema must be self-contained", tt.name, err)
 		}
 	}
 }
