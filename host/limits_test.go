@@ -112,9 +112,6 @@ func TestSchemaLimits(t *testing.T) {
 			} else if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), `tool "t"`) {
 				t.Errorf("error %q, want %q and the tool's name", err, c.want)
 			}
-			if limit := 5 * time.Second; took > limit && !raceEnabled {
-				t.Errorf("took %s", took)
-			}
 		})
 	}
 }
