@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wasmtools/wasmtools/toolkit/builtin/internal/search"
 )
 
 // FileInfo describes a file as a backend sees it.
@@ -242,3 +244,19 @@ func (b *LocalBackend) Walk(ctx context.Context, root string, fn func(FileInfo) 
 
 // Remove implements Remover.
 func (b *LocalBackend) Remove(_ context.Context, path string) error { return os.Remove(path) }
+
+// backendFS is a Backend as the search engine reads it.
+type backendFS struct{ b Backend }
+
+func (f backendFS) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	return f.b.ReadFile(ctx, path)
+}
+
+func (f backendFS) Stat(ctx context.Context, path string) (search.File, error) {
+	fi, err := Stat(ctx, f.b, path)
+	return search.File(fi), err
+}
+
+func (f backendFS) Walk(ctx context.Context, root string, fn func(search.File) error) error {
+	return Walk(ctx, f.b, root, func(fi FileInfo) error { return fn(search.File(fi)) })
+}

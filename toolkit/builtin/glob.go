@@ -15,6 +15,7 @@ import (
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/permission/pathpolicy"
 	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/builtin/internal/search"
 )
 
 // DefaultGlobLimit is how many files Glob lists at most when its options
@@ -279,7 +280,7 @@ func (g *Glob) find(ctx context.Context, dir, pat string) ([]globMatch, error) {
 			return err
 		}
 		p := filepath.Clean(fi.Path)
-		rel := searchRelSlash(dir, p)
+		rel := search.RelSlash(dir, p)
 		if p == filepath.Clean(start) {
 			if !fi.IsDir() && matchGlob(pat, rel) {
 				found = append(found, globMatch{path: p, info: fi})
@@ -289,7 +290,7 @@ func (g *Glob) find(ctx context.Context, dir, pat string) ([]globMatch, error) {
 		name := filepath.Base(p)
 		if fi.IsDir() {
 			// VCS internals are noise unless the pattern asks for them.
-			if isSearchVCSDir(name) && !slices.Contains(strings.Split(pat, "/"), name) {
+			if search.IsVCSDir(name) && !slices.Contains(strings.Split(pat, "/"), name) {
 				return fs.SkipDir
 			}
 			if comps != nil && !dirCanMatch(comps, rel) {

@@ -15,6 +15,7 @@ import (
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/permission/pathpolicy"
 	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/builtin/internal/search"
 )
 
 // DefaultGrepHeadLimit is how many output entries (lines or files) Grep
@@ -57,6 +58,10 @@ type GrepOptions struct {
 // Grep searches file contents with a regular expression, like ripgrep:
 // .gitignore honoured, hidden files searched, VCS folders and binary files
 // skipped.
+// MaxGrepColumns is the longest line, in characters, Grep shows in full;
+// longer lines are cut with a note saying how much was left out.
+const MaxGrepColumns = search.MaxColumns
+
 type Grep struct {
 	opts    GrepOptions
 	backend Backend
@@ -180,27 +185,27 @@ func (g *Grep) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error
 	if err != nil {
 		return nil, err
 	}
-	engine, search, err := g.engine()
+	engine, run, err := g.engine()
 	if err != nil {
 		return nil, err
 	}
-	var found []grepFileResult
-	if target.isFile && g.binaryFile(ctx, target.root) {
+	var found []search.FileResult
+	if target.IsFile && g.binaryFile(ctx, target.Root) {
 		found = nil // an explicitly named binary file is skipped too
-	} else if found, err = search(ctx, q, target); err != nil {
+	} else if found, err = run(ctx, q, target); err != nil {
 		return nil, err
 	}
 	found, dropped := withoutWithheld(ctx, g.paths, found)
-	if q.mode == grepModeFiles {
+	if q.Mode == search.ModeFiles {
 		g.fillModTimes(ctx, found)
-		slices.SortFunc(found, func(a, b grepFileResult) int {
-			if c := b.modTime.Compare(a.modTime); c != 0 {
+		slices.SortFunc(found, func(a, b search.FileResult) int {
+			if c := b.ModTime.Compare(a.ModTime); c != 0 {
 				return c
 			}
-			return searchComparePaths(a.path, b.path)
+			return searchComparePaths(a.Path, b.Path)
 		})
 	} else {
-		slices.SortFunc(found, func(a, b grepFileResult) int { return searchComparePaths(a.path, b.path) })
+		slices.SortFunc(found, func(a, b search.FileResult) int { return searchComparePaths(a.Path, b.Path) })
 	}
 	limit := DefaultGrepHeadLimit
 	if args.HeadLimit != nil {
@@ -216,48 +221,48 @@ func (g *Grep) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error
 }
 
 // buildGrepQuery checks and normalises the input.
-func buildGrepQuery(a *grepInput) (*grepQuery, error) {
+func buildGrepQuery(a *grepInput) (*search.Query, error) {
 	if a.Pattern == "" {
 		return nil, errors.New("the pattern is empty: give a regular expression to search for")
 	}
-	q := &grepQuery{pattern: a.Pattern, ignoreCase: a.IgnoreCase, multiline: a.Multiline, mode: a.OutputMode}
-	switch q.mode {
+	q := &search.Query{Pattern: a.Pattern, IgnoreCase: a.IgnoreCase, Multiline: a.Multiline, Mode: a.OutputMode}
+	switch q.Mode {
 	case "":
-		q.mode = grepModeFiles
-	case grepModeFiles, grepModeContent, grepModeCount:
+		q.Mode = search.ModeFiles
+	case search.ModeFiles, search.ModeContent, search.ModeCount:
 	default:
 		return nil, fmt.Errorf("unknown output_mode %q: use files_with_matches, content or count", a.OutputMode)
 	}
 	if a.HeadLimit != nil && *a.HeadLimit < 0 || a.Offset < 0 {
 		return nil, errors.New("head_limit and offset must not be negative")
 	}
-	if q.mode == grepModeContent {
+	if q.Mode == search.ModeContent {
 		for _, n := range []*int{a.Before, a.After, a.Context} {
 			if n != nil && *n < 0 {
 				return nil, errors.New("-A, -B and -C must not be negative")
 			}
 		}
 		if a.Context != nil {
-			q.before, q.after = *a.Context, *a.Context
+			q.Before, q.After = *a.Context, *a.Context
 		}
 		if a.Before != nil {
-			q.before = *a.Before
+			q.Before = *a.Before
 		}
 		if a.After != nil {
-			q.after = *a.After
+			q.After = *a.After
 		}
 	}
-	q.globs = splitGrepGlobs(a.Glob)
+	q.Globs = search.SplitGlobs(a.Glob)
 	if a.Type != "" {
-		globs, ok := grepTypes[strings.ToLower(a.Type)]
+		globs, ok := search.Types[strings.ToLower(a.Type)]
 		if !ok {
-			return nil, fmt.Errorf("unknown file type %q: use one of %s, or filter with glob instead", a.Type, grepTypeNames())
+			return nil, fmt.Errorf("unknown file type %q: use one of %s, or filter with glob instead", a.Type, search.TypeNames())
 		}
-		q.typeGlobs = globs
+		q.TypeGlobs = globs
 	}
 	// The pure-Go engine compiles the pattern again; checking it here
 	// gives both engines the same error for a bad pattern.
-	if _, err := compileGrepMatcher(q.pattern, q.ignoreCase, q.multiline); err != nil {
+	if _, err := search.CompileMatcher(q.Pattern, q.IgnoreCase, q.Multiline); err != nil {
 		return nil, err
 	}
 	return q, nil
@@ -295,38 +300,38 @@ func searchResolvePath(ctx context.Context, opt, p string) (string, error) {
 }
 
 // target resolves and checks the path argument.
-func (g *Grep) target(ctx context.Context, p string) (grepTarget, error) {
+func (g *Grep) target(ctx context.Context, p string) (search.Target, error) {
 	abs, err := searchResolvePath(ctx, g.opts.Cwd, p)
 	if err != nil {
-		return grepTarget{}, err
+		return search.Target{}, err
 	}
 	fi, err := Stat(ctx, g.backend, abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return grepTarget{}, fmt.Errorf("the path %s does not exist: give an existing file or directory (absolute, or relative to %s)", abs, searchCwd(ctx, g.opts.Cwd))
+			return search.Target{}, fmt.Errorf("the path %s does not exist: give an existing file or directory (absolute, or relative to %s)", abs, searchCwd(ctx, g.opts.Cwd))
 		}
-		return grepTarget{}, fmt.Errorf("cannot search %s: %v", abs, err)
+		return search.Target{}, fmt.Errorf("cannot search %s: %v", abs, err)
 	}
 	if !fi.IsDir() && !fi.Mode.IsRegular() {
-		return grepTarget{}, fmt.Errorf("%s is not a regular file (%s): Grep searches regular files and folders", abs, fileKind(fi.Mode))
+		return search.Target{}, fmt.Errorf("%s is not a regular file (%s): Grep searches regular files and folders", abs, fileKind(fi.Mode))
 	}
-	return grepTarget{root: abs, isFile: !fi.IsDir()}, nil
+	return search.Target{Root: abs, IsFile: !fi.IsDir()}, nil
 }
 
 // engine picks the search engine for this call.
-func (g *Grep) engine() (string, func(context.Context, *grepQuery, grepTarget) ([]grepFileResult, error), error) {
-	goEngine := &grepGoEngine{backend: g.backend, workers: g.opts.Workers}
+func (g *Grep) engine() (string, func(context.Context, *search.Query, search.Target) ([]search.FileResult, error), error) {
 	_, local := g.backend.(*LocalBackend)
+	goEngine := &search.GoEngine{FS: backendFS{g.backend}, Local: local, Workers: g.opts.Workers}
 	switch g.opts.Engine {
 	case EngineGo:
-		return EngineGo, goEngine.search, nil
+		return EngineGo, goEngine.Search, nil
 	case "", EngineAuto:
 		if local {
 			if p, err := g.rgPath(); err == nil {
-				return EngineRg, (&grepRgEngine{path: p}).search, nil
+				return EngineRg, (&search.RgEngine{Path: p}).Search, nil
 			}
 		}
-		return EngineGo, goEngine.search, nil
+		return EngineGo, goEngine.Search, nil
 	case EngineRg:
 		if !local {
 			return "", nil, errors.New("grep: the rg engine works only with a LocalBackend")
@@ -335,7 +340,7 @@ func (g *Grep) engine() (string, func(context.Context, *grepQuery, grepTarget) (
 		if err != nil {
 			return "", nil, fmt.Errorf("grep: the rg engine was requested but rg is not installed: %v", err)
 		}
-		return EngineRg, (&grepRgEngine{path: p}).search, nil
+		return EngineRg, (&search.RgEngine{Path: p}).Search, nil
 	}
 	return "", nil, fmt.Errorf("grep: unknown engine %q: use auto, go or rg", g.opts.Engine)
 }
@@ -352,15 +357,15 @@ func (g *Grep) rgPath() (string, error) {
 // explicitly, so the check is made here, the same for both.
 func (g *Grep) binaryFile(ctx context.Context, p string) bool {
 	data, err := g.backend.ReadFile(ctx, p)
-	return err == nil && searchIsBinary(data)
+	return err == nil && search.IsBinary(data)
 }
 
 // fillModTimes stats the files whose engine did not report a time.
-func (g *Grep) fillModTimes(ctx context.Context, found []grepFileResult) {
+func (g *Grep) fillModTimes(ctx context.Context, found []search.FileResult) {
 	for i := range found {
-		if found[i].modTime.IsZero() {
-			if fi, err := Stat(ctx, g.backend, found[i].path); err == nil {
-				found[i].modTime = fi.ModTime
+		if found[i].ModTime.IsZero() {
+			if fi, err := Stat(ctx, g.backend, found[i].Path); err == nil {
+				found[i].ModTime = fi.ModTime
 			}
 		}
 	}
@@ -370,7 +375,7 @@ func searchComparePaths(a, b string) int {
 	switch {
 	case a == b:
 		return 0
-	case searchPathLess(a, b):
+	case search.PathLess(a, b):
 		return -1
 	}
 	return 1
@@ -379,54 +384,54 @@ func searchComparePaths(a, b string) int {
 // formatGrep renders the results for the model and describes them in
 // metadata. head_limit and offset apply to the output entries: files in
 // files_with_matches and count modes, lines in content mode.
-func formatGrep(q *grepQuery, found []grepFileResult, lineNums bool, limit, offset int) (string, map[string]any) {
+func formatGrep(q *search.Query, found []search.FileResult, lineNums bool, limit, offset int) (string, map[string]any) {
 	var entries []string
 	totalLines := 0
-	switch q.mode {
-	case grepModeFiles:
+	switch q.Mode {
+	case search.ModeFiles:
 		for _, f := range found {
-			entries = append(entries, f.path)
+			entries = append(entries, f.Path)
 		}
-	case grepModeCount:
+	case search.ModeCount:
 		for _, f := range found {
-			entries = append(entries, f.path+":"+strconv.Itoa(f.count))
-			totalLines += f.count
+			entries = append(entries, f.Path+":"+strconv.Itoa(f.Count))
+			totalLines += f.Count
 		}
-	case grepModeContent:
+	case search.ModeContent:
 		// Context lines use "-" where matches use ":", and "--" separates
 		// runs of lines that are not adjacent, as rg and grep print them.
-		context := q.before > 0 || q.after > 0
+		context := q.Before > 0 || q.After > 0
 		prevPath, prevNum := "", 0
 		for _, f := range found {
-			for _, l := range f.lines {
+			for _, l := range f.Lines {
 				sep := "-"
-				if l.match {
+				if l.Match {
 					sep = ":"
 					totalLines++
 				}
 				var b strings.Builder
-				if context && len(entries) > 0 && (f.path != prevPath || l.num != prevNum+1) {
+				if context && len(entries) > 0 && (f.Path != prevPath || l.Num != prevNum+1) {
 					b.WriteString("--\n")
 				}
-				b.WriteString(f.path)
+				b.WriteString(f.Path)
 				b.WriteString(sep)
 				if lineNums {
-					b.WriteString(strconv.Itoa(l.num))
+					b.WriteString(strconv.Itoa(l.Num))
 					b.WriteString(sep)
 				}
-				b.WriteString(l.text)
+				b.WriteString(l.Text)
 				entries = append(entries, b.String())
-				prevPath, prevNum = f.path, l.num
+				prevPath, prevNum = f.Path, l.Num
 			}
 		}
 	}
-	meta := map[string]any{"mode": q.mode, "num_files": len(found)}
-	if q.mode != grepModeFiles {
+	meta := map[string]any{"mode": q.Mode, "num_files": len(found)}
+	if q.Mode != search.ModeFiles {
 		meta["num_lines"] = totalLines
 	}
 	total := len(entries)
 	if total == 0 {
-		if q.mode == grepModeFiles {
+		if q.Mode == search.ModeFiles {
 			return "No files found", meta
 		}
 		return "No matches found", meta
@@ -441,15 +446,15 @@ func formatGrep(q *grepQuery, found []grepFileResult, lineNums bool, limit, offs
 		shown[0] = strings.TrimPrefix(shown[0], "--\n")
 	}
 	kind := "file"
-	if q.mode == grepModeContent {
+	if q.Mode == search.ModeContent {
 		kind = "line"
 	}
 	var b strings.Builder
-	if q.mode == grepModeFiles {
+	if q.Mode == search.ModeFiles {
 		fmt.Fprintf(&b, "Found %d file%s\n", total, grepPlural(total))
 	}
 	b.WriteString(strings.Join(shown, "\n"))
-	if q.mode == grepModeCount {
+	if q.Mode == search.ModeCount {
 		fmt.Fprintf(&b, "\n\nFound %d matching line%s in %d file%s.", totalLines, grepPlural(totalLines), len(found), grepPlural(len(found)))
 	}
 	switch {

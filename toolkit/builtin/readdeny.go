@@ -7,6 +7,7 @@ import (
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/permission/pathpolicy"
 	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/builtin/internal/search"
 )
 
 // A user's deny or ask rule on Read(path) is about the contents (and
@@ -74,7 +75,7 @@ func withPermission(pc *permission.Context) context.Context {
 
 // withoutWithheld drops the results from files a search must not return,
 // and says how many were dropped.
-func withoutWithheld(ctx context.Context, paths *pathpolicy.Policy, found []grepFileResult) ([]grepFileResult, int) {
+func withoutWithheld(ctx context.Context, paths *pathpolicy.Policy, found []search.FileResult) ([]search.FileResult, int) {
 	var pc *permission.Context
 	if rt := toolkit.RuntimeFrom(ctx); rt != nil {
 		pc = rt.Permission
@@ -82,7 +83,7 @@ func withoutWithheld(ctx context.Context, paths *pathpolicy.Policy, found []grep
 	out := found[:0]
 	dropped := 0
 	for _, f := range found {
-		if withheld(paths, f.path, pc) {
+		if withheld(paths, f.Path, pc) {
 			dropped++
 			continue
 		}

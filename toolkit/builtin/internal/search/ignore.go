@@ -1,4 +1,4 @@
-package builtin
+package search
 
 import (
 	"context"
@@ -118,9 +118,9 @@ func (rs searchRuleSet) filterVerdict(rel string, isDir bool) int {
 	return searchNoVerdict
 }
 
-// splitGrepGlobs splits Grep's glob argument into globs: on white space, and
+// SplitGlobs splits Grep's glob argument into globs: on white space, and
 // on commas outside braces ("*.ts,*.tsx" but not "*.{ts,tsx}").
-func splitGrepGlobs(s string) []string {
+func SplitGlobs(s string) []string {
 	var out []string
 	for _, f := range strings.Fields(s) {
 		depth, start := 0, 0
@@ -169,9 +169,9 @@ type searchTreeFilter struct {
 	parents []*searchIgnoreDir
 }
 
-func newSearchTreeFilter(root string, q *grepQuery) *searchTreeFilter {
-	f := &searchTreeFilter{root: root, typeGlobs: q.typeGlobs}
-	for _, g := range q.globs {
+func newSearchTreeFilter(root string, q *Query) *searchTreeFilter {
+	f := &searchTreeFilter{root: root, typeGlobs: q.TypeGlobs}
+	for _, g := range q.Globs {
 		if r, ok := parseSearchGlobRule(g); ok {
 			f.globs = append(f.globs, r)
 			f.keepGlobs = f.keepGlobs || !r.bang
@@ -182,7 +182,7 @@ func newSearchTreeFilter(root string, q *grepQuery) *searchTreeFilter {
 
 // loadSearchIgnoreDir reads a directory's ignore files. needGit says whether
 // the .git probe matters (only when an outer .gitignore has rules).
-func loadSearchIgnoreDir(ctx context.Context, b Backend, dir string, needGit bool) *searchIgnoreDir {
+func loadSearchIgnoreDir(ctx context.Context, b FS, dir string, needGit bool) *searchIgnoreDir {
 	d := &searchIgnoreDir{dir: dir}
 	if data, err := b.ReadFile(ctx, filepath.Join(dir, ".gitignore")); err == nil {
 		d.git = parseSearchRuleSet(string(data))
@@ -191,7 +191,7 @@ func loadSearchIgnoreDir(ctx context.Context, b Backend, dir string, needGit boo
 		d.rg = parseSearchRuleSet(string(data))
 	}
 	if needGit {
-		_, err := Stat(ctx, b, filepath.Join(dir, ".git"))
+		_, err := b.Stat(ctx, filepath.Join(dir, ".git"))
 		d.hasGit = err == nil
 	}
 	return d
@@ -200,7 +200,7 @@ func loadSearchIgnoreDir(ctx context.Context, b Backend, dir string, needGit boo
 // loadParents reads the ignore files above root, as ripgrep does: up to
 // the nearest directory holding .git (the repository root), or up to the
 // file-system root when there is none.
-func (f *searchTreeFilter) loadParents(ctx context.Context, b Backend, rootHasGit bool) {
+func (f *searchTreeFilter) loadParents(ctx context.Context, b FS, rootHasGit bool) {
 	if rootHasGit {
 		return
 	}
@@ -226,7 +226,7 @@ func (f *searchTreeFilter) loadParents(ctx context.Context, b Backend, rootHasGi
 // parent.
 func (f *searchTreeFilter) wants(p string, isDir bool, stack []*searchIgnoreDir) bool {
 	if len(f.globs) > 0 {
-		switch f.globs.filterVerdict(searchRelSlash(f.root, p), isDir) {
+		switch f.globs.filterVerdict(RelSlash(f.root, p), isDir) {
 		case searchVerdictIgnore:
 			return false
 		case searchVerdictKeep:
@@ -240,7 +240,7 @@ func (f *searchTreeFilter) wants(p string, isDir bool, stack []*searchIgnoreDir)
 		return false
 	}
 	if !isDir && f.typeGlobs != nil {
-		return searchMatchAnyName(f.typeGlobs, filepath.Base(p))
+		return MatchAnyName(f.typeGlobs, filepath.Base(p))
 	}
 	return true
 }
@@ -254,10 +254,10 @@ func (f *searchTreeFilter) ignored(p string, isDir bool, stack []*searchIgnoreDi
 	sawGit := false
 	visit := func(d *searchIgnoreDir) {
 		if d.rg != nil && rgV == searchNoVerdict {
-			rgV = d.rg.ignoreVerdict(searchRelSlash(d.dir, p), isDir)
+			rgV = d.rg.ignoreVerdict(RelSlash(d.dir, p), isDir)
 		}
 		if d.git != nil && gitV == searchNoVerdict && !sawGit {
-			gitV = d.git.ignoreVerdict(searchRelSlash(d.dir, p), isDir)
+			gitV = d.git.ignoreVerdict(RelSlash(d.dir, p), isDir)
 		}
 		sawGit = sawGit || d.hasGit
 	}
@@ -289,7 +289,7 @@ func (f *searchTreeFilter) hasGitRules(stack []*searchIgnoreDir) bool {
 	return false
 }
 
-func searchMatchAnyName(globs []string, name string) bool {
+func MatchAnyName(globs []string, name string) bool {
 	for _, g := range globs {
 		if ok, _ := doublestar.Match(g, name); ok {
 			return true
@@ -298,9 +298,9 @@ func searchMatchAnyName(globs []string, name string) bool {
 	return false
 }
 
-// searchRelSlash returns p relative to base with forward slashes; p is inside
+// RelSlash returns p relative to base with forward slashes; p is inside
 // base.
-func searchRelSlash(base, p string) string {
+func RelSlash(base, p string) string {
 	rel := strings.TrimPrefix(p, base)
 	rel = strings.TrimPrefix(rel, string(filepath.Separator))
 	return filepath.ToSlash(rel)

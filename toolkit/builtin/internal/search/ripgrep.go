@@ -1,4 +1,4 @@
-package builtin
+package search
 
 import (
 	"bufio"
@@ -19,57 +19,57 @@ import (
 // globs are handed to rg, so rg filters with our table and not its own.
 const rgTypeName = "wtsel"
 
-// grepRgEngine is the ripgrep Grep engine. It runs `rg --json` on the local
+// RgEngine is the ripgrep Grep engine. It runs `rg --json` on the local
 // machine and reads rg's event stream (begin, match, context, end,
 // summary). The flags make rg follow the same rules as the pure-Go
 // engine: hidden files searched, VCS folders excluded, .gitignore files
 // honoured with or without a repository, and .ignore files, the global
 // git excludes and .git/info/exclude not read.
-type grepRgEngine struct {
-	path string // the rg executable
+type RgEngine struct {
+	Path string // the rg executable
 }
 
 // rgArgs builds rg's command line for a query.
-func rgArgs(q *grepQuery, t grepTarget) []string {
+func rgArgs(q *Query, t Target) []string {
 	args := []string{
 		"--json", "--no-config", "--hidden", "--no-require-git",
 		"--no-ignore-dot", "--no-ignore-exclude", "--no-ignore-global", "--no-messages",
 	}
-	if q.ignoreCase {
+	if q.IgnoreCase {
 		args = append(args, "--ignore-case")
 	} else {
 		args = append(args, "--case-sensitive")
 	}
-	if q.multiline {
+	if q.Multiline {
 		args = append(args, "--multiline", "--multiline-dotall")
 	}
-	switch q.mode {
-	case grepModeFiles:
+	switch q.Mode {
+	case ModeFiles:
 		// One match is enough to list a file; rg stops reading there.
 		args = append(args, "--max-count", "1")
-	case grepModeContent:
-		if q.before > 0 {
-			args = append(args, "--before-context", strconv.Itoa(q.before))
+	case ModeContent:
+		if q.Before > 0 {
+			args = append(args, "--before-context", strconv.Itoa(q.Before))
 		}
-		if q.after > 0 {
-			args = append(args, "--after-context", strconv.Itoa(q.after))
+		if q.After > 0 {
+			args = append(args, "--after-context", strconv.Itoa(q.After))
 		}
 	}
-	if q.typeGlobs != nil {
-		for _, g := range q.typeGlobs {
+	if q.TypeGlobs != nil {
+		for _, g := range q.TypeGlobs {
 			args = append(args, "--type-add", rgTypeName+":"+g)
 		}
 		args = append(args, "--type", rgTypeName)
 	}
 	// Globs: the user's first, then the VCS exclusions, which win
 	// because the last matching glob decides.
-	for _, g := range q.globs {
+	for _, g := range q.Globs {
 		args = append(args, "--glob", g)
 	}
 	for _, d := range searchVCSDirs {
 		args = append(args, "--glob", "!"+d)
 	}
-	return append(args, "--regexp", q.pattern, "--", t.root)
+	return append(args, "--regexp", q.Pattern, "--", t.Root)
 }
 
 // rgEvent is one line of rg --json output; only the fields used here.
@@ -100,13 +100,13 @@ func (d rgData) value() ([]byte, error) {
 	return nil, nil
 }
 
-func (s *grepRgEngine) search(ctx context.Context, q *grepQuery, t grepTarget) ([]grepFileResult, error) {
-	cmd := exec.CommandContext(ctx, s.path, rgArgs(q, t)...)
+func (s *RgEngine) Search(ctx context.Context, q *Query, t Target) ([]FileResult, error) {
+	cmd := exec.CommandContext(ctx, s.Path, rgArgs(q, t)...)
 	// rg anchors glob filters at its working directory: make that the
 	// search root, as the pure-Go engine does.
-	cmd.Dir = t.root
-	if t.isFile {
-		cmd.Dir = filepath.Dir(t.root)
+	cmd.Dir = t.Root
+	if t.IsFile {
+		cmd.Dir = filepath.Dir(t.Root)
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &rgLimitedWriter{buf: &stderr, max: 8 << 10}
@@ -117,7 +117,7 @@ func (s *grepRgEngine) search(ctx context.Context, q *grepQuery, t grepTarget) (
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start rg: %w", err)
 	}
-	out, parseErr := parseRgJSON(stdout, q.mode == grepModeContent)
+	out, parseErr := parseRgJSON(stdout, q.Mode == ModeContent)
 	if parseErr != nil {
 		_, _ = io.Copy(io.Discard, stdout)
 	}
@@ -146,10 +146,10 @@ func (s *grepRgEngine) search(ctx context.Context, q *grepQuery, t grepTarget) (
 // parseRgJSON reads rg's event stream into per-file results. A file
 // whose end event reports a binary offset is dropped: rg met a NUL byte
 // in it, and the pure-Go engine skips such files altogether.
-func parseRgJSON(r io.Reader, keepLines bool) ([]grepFileResult, error) {
+func parseRgJSON(r io.Reader, keepLines bool) ([]FileResult, error) {
 	br := bufio.NewReaderSize(r, 256<<10)
-	var out []grepFileResult
-	var cur *grepFileResult
+	var out []FileResult
+	var cur *FileResult
 	lastNum := 0
 	for {
 		line, err := br.ReadBytes('\n')
@@ -164,7 +164,7 @@ func parseRgJSON(r io.Reader, keepLines bool) ([]grepFileResult, error) {
 				if perr != nil {
 					return nil, perr
 				}
-				cur = &grepFileResult{path: filepath.Clean(string(p))}
+				cur = &FileResult{Path: filepath.Clean(string(p))}
 				lastNum = 0
 			case "match", "context":
 				if cur == nil {
@@ -184,10 +184,10 @@ func parseRgJSON(r io.Reader, keepLines bool) ([]grepFileResult, error) {
 					}
 					if num > lastNum {
 						if isMatch {
-							cur.count++
+							cur.Count++
 						}
 						if keepLines {
-							cur.lines = append(cur.lines, grepLine{num: num, text: grepDisplayLine(text[:end+1]), match: isMatch})
+							cur.Lines = append(cur.Lines, Line{Num: num, Text: DisplayLine(text[:end+1]), Match: isMatch})
 						}
 						lastNum = num
 					}
@@ -195,7 +195,7 @@ func parseRgJSON(r io.Reader, keepLines bool) ([]grepFileResult, error) {
 					num++
 				}
 			case "end":
-				if cur != nil && ev.Data.BinaryOffset == nil && cur.count > 0 {
+				if cur != nil && ev.Data.BinaryOffset == nil && cur.Count > 0 {
 					out = append(out, *cur)
 				}
 				cur = nil

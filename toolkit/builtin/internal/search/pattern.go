@@ -1,4 +1,4 @@
-package builtin
+package search
 
 import (
 	"bytes"
@@ -34,12 +34,12 @@ type grepMatcher struct {
 	pure bool
 }
 
-// compileGrepMatcher compiles a Grep pattern with Go's regexp (RE2 syntax,
+// CompileMatcher compiles a Grep pattern with Go's regexp (RE2 syntax,
 // close to ripgrep's). In line mode the pattern is rewritten the way
 // ripgrep does it: classes and . never match a newline, ^ and $ match at
 // line boundaries, and a literal \n is an error. In multiline mode . also
 // matches a newline and ^ and $ still match at line boundaries.
-func compileGrepMatcher(pattern string, ignoreCase, multiline bool) (*grepMatcher, error) {
+func CompileMatcher(pattern string, ignoreCase, multiline bool) (*grepMatcher, error) {
 	flags := syntax.ClassNL | syntax.PerlX | syntax.UnicodeGroups
 	if ignoreCase {
 		flags |= syntax.FoldCase
@@ -397,14 +397,14 @@ func grepLineEnd(buf []byte, off int) int {
 
 // search runs the grepMatcher over one file's contents for the query's mode.
 // ok is false when nothing matched.
-func (m *grepMatcher) search(buf []byte, q *grepQuery) (fm grepFileResult, ok bool) {
-	switch q.mode {
-	case grepModeFiles:
+func (m *grepMatcher) search(buf []byte, q *Query) (fm FileResult, ok bool) {
+	switch q.Mode {
+	case ModeFiles:
 		m.eachLine(buf, func(int, int) bool { ok = true; return false })
 		return fm, ok
-	case grepModeCount:
-		m.eachLine(buf, func(int, int) bool { fm.count++; return true })
-		return fm, fm.count > 0
+	case ModeCount:
+		m.eachLine(buf, func(int, int) bool { fm.Count++; return true })
+		return fm, fm.Count > 0
 	}
 	type hit struct{ num, start, end int }
 	var hits []hit
@@ -418,33 +418,33 @@ func (m *grepMatcher) search(buf []byte, q *grepQuery) (fm grepFileResult, ok bo
 	if len(hits) == 0 {
 		return fm, false
 	}
-	fm.count = len(hits)
-	fm.lines = make([]grepLine, 0, len(hits))
+	fm.Count = len(hits)
+	fm.Lines = make([]Line, 0, len(hits))
 	lastNum, lastEnd := 0, 0 // last line emitted, and the offset after it
 	for i, h := range hits {
 		// Context before, not repeating lines already shown.
-		if q.before > 0 {
+		if q.Before > 0 {
 			var starts []int
 			s := h.start
-			for k := 0; k < q.before && h.num-k-1 > lastNum && s > 0; k++ {
+			for k := 0; k < q.Before && h.num-k-1 > lastNum && s > 0; k++ {
 				s = bytes.LastIndexByte(buf[:s-1], '\n') + 1
 				starts = append(starts, s)
 			}
 			for k := len(starts) - 1; k >= 0; k-- {
 				s := starts[k]
-				fm.lines = append(fm.lines, grepLine{num: h.num - k - 1, text: grepDisplayLine(buf[s:grepLineEnd(buf, s)])})
+				fm.Lines = append(fm.Lines, Line{Num: h.num - k - 1, Text: DisplayLine(buf[s:grepLineEnd(buf, s)])})
 			}
 		}
-		fm.lines = append(fm.lines, grepLine{num: h.num, text: grepDisplayLine(buf[h.start:h.end]), match: true})
+		fm.Lines = append(fm.Lines, Line{Num: h.num, Text: DisplayLine(buf[h.start:h.end]), Match: true})
 		lastNum, lastEnd = h.num, h.end+1
 		// Context after, stopping before the next matching line.
 		next := -1
 		if i+1 < len(hits) {
 			next = hits[i+1].num
 		}
-		for k := 0; k < q.after && lastEnd < len(buf) && (next < 0 || lastNum+1 < next); k++ {
+		for k := 0; k < q.After && lastEnd < len(buf) && (next < 0 || lastNum+1 < next); k++ {
 			end := grepLineEnd(buf, lastEnd)
-			fm.lines = append(fm.lines, grepLine{num: lastNum + 1, text: grepDisplayLine(buf[lastEnd:end])})
+			fm.Lines = append(fm.Lines, Line{Num: lastNum + 1, Text: DisplayLine(buf[lastEnd:end])})
 			lastNum, lastEnd = lastNum+1, end+1
 		}
 	}

@@ -1,4 +1,4 @@
-package builtin
+package search
 
 import (
 	"slices"
@@ -7,10 +7,10 @@ import (
 
 // File types
 
-// grepTypes maps Grep's type filter names to file-name globs. The names
+// Types maps Grep's type filter names to file-name globs. The names
 // and globs follow ripgrep's built-in table (rg --type-list) for the
 // common languages; both engines use this table, so they agree.
-var grepTypes = map[string][]string{
+var Types = map[string][]string{
 	"asm":        {"*.S", "*.asm", "*.s"},
 	"c":          {"*.c", "*.h", "*.H", "*.cats"},
 	"clojure":    {"*.clj", "*.cljc", "*.cljs", "*.cljx"},
@@ -77,10 +77,10 @@ var grepTypes = map[string][]string{
 	"golang":     {"*.go"},
 }
 
-// grepTypeNames lists the known type names, for error messages.
-func grepTypeNames() string {
-	names := make([]string, 0, len(grepTypes))
-	for n := range grepTypes {
+// TypeNames lists the known type names, for error messages.
+func TypeNames() string {
+	names := make([]string, 0, len(Types))
+	for n := range Types {
 		names = append(names, n)
 	}
 	slices.Sort(names)

@@ -1,4 +1,4 @@
-package builtin
+package search
 
 import (
 	"bytes"
@@ -15,35 +15,39 @@ import (
 
 // The pure-Go engine
 
-// grepGoEngine is the pure-Go Grep engine: it walks the tree through the
-// backend's Walk, reads files through its ReadFile (with a buffer-reusing
-// fast path for LocalBackend) and searches them in parallel.
-type grepGoEngine struct {
-	backend Backend
-	workers int
+// GoEngine is the pure-Go engine: it walks the tree through FS, reads
+// files through it (or, Local, straight from disk with a reused buffer)
+// and searches them in parallel.
+type GoEngine struct {
+	// FS is the tree the engine reads.
+	FS FS
+	// Local says FS is this machine's file system: files are then read
+	// with a reused buffer instead of through FS.
+	Local   bool
+	Workers int
 }
 
 // searchBinaryProbe is how much of a file is read first to spot a binary file
 // before reading the rest.
 const searchBinaryProbe = 8 << 10
 
-func (s *grepGoEngine) search(ctx context.Context, q *grepQuery, t grepTarget) ([]grepFileResult, error) {
-	m, err := compileGrepMatcher(q.pattern, q.ignoreCase, q.multiline)
+func (s *GoEngine) Search(ctx context.Context, q *Query, t Target) ([]FileResult, error) {
+	m, err := CompileMatcher(q.Pattern, q.IgnoreCase, q.Multiline)
 	if err != nil {
 		return nil, err
 	}
-	if t.isFile {
+	if t.IsFile {
 		return s.searchFiles(ctx, m, q, func(send func(job grepFileJob) bool) error {
-			fi, err := Stat(ctx, s.backend, t.root)
+			fi, err := s.FS.Stat(ctx, t.Root)
 			if err != nil {
 				return err
 			}
-			send(grepFileJob{path: t.root, modTime: fi.ModTime, size: fi.Size})
+			send(grepFileJob{path: t.Root, modTime: fi.ModTime, size: fi.Size})
 			return nil
 		})
 	}
 	return s.searchFiles(ctx, m, q, func(send func(job grepFileJob) bool) error {
-		return s.walk(ctx, q, t.root, send)
+		return s.walk(ctx, q, t.Root, send)
 	})
 }
 
@@ -55,10 +59,10 @@ type grepFileJob struct {
 }
 
 // walk sends every file of the tree at root that the filters let through.
-func (s *grepGoEngine) walk(ctx context.Context, q *grepQuery, root string, send func(grepFileJob) bool) error {
+func (s *GoEngine) walk(ctx context.Context, q *Query, root string, send func(grepFileJob) bool) error {
 	f := newSearchTreeFilter(root, q)
-	rootDir := loadSearchIgnoreDir(ctx, s.backend, root, true)
-	f.loadParents(ctx, s.backend, rootDir.hasGit)
+	rootDir := loadSearchIgnoreDir(ctx, s.FS, root, true)
+	f.loadParents(ctx, s.FS, rootDir.hasGit)
 	stack := []*searchIgnoreDir{rootDir}
 	// A trailing separator makes the walk enter root even when it is a
 	// symbolic link to a directory, as rg does with a path it is given.
@@ -67,7 +71,7 @@ func (s *grepGoEngine) walk(ctx context.Context, q *grepQuery, root string, send
 		walkRoot += string(filepath.Separator)
 	}
 	stopped := false
-	err := Walk(ctx, s.backend, walkRoot, func(fi FileInfo) error {
+	err := s.FS.Walk(ctx, walkRoot, func(fi File) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -84,7 +88,7 @@ func (s *grepGoEngine) walk(ctx context.Context, q *grepQuery, root string, send
 		}
 		isDir := fi.IsDir()
 		switch {
-		case isSearchVCSDir(filepath.Base(p)):
+		case IsVCSDir(filepath.Base(p)):
 			if isDir {
 				return fs.SkipDir
 			}
@@ -101,7 +105,7 @@ func (s *grepGoEngine) walk(ctx context.Context, q *grepQuery, root string, send
 			return nil
 		}
 		if isDir {
-			stack = append(stack, loadSearchIgnoreDir(ctx, s.backend, p, f.hasGitRules(stack)))
+			stack = append(stack, loadSearchIgnoreDir(ctx, s.FS, p, f.hasGitRules(stack)))
 			return nil
 		}
 		if !send(grepFileJob{path: p, modTime: fi.ModTime, size: fi.Size}) {
@@ -118,18 +122,18 @@ func (s *grepGoEngine) walk(ctx context.Context, q *grepQuery, root string, send
 
 // searchFiles runs a bounded pool of workers over the files produce
 // sends.
-func (s *grepGoEngine) searchFiles(ctx context.Context, m *grepMatcher, q *grepQuery, produce func(send func(grepFileJob) bool) error) ([]grepFileResult, error) {
-	workers := s.workers
+func (s *GoEngine) searchFiles(ctx context.Context, m *grepMatcher, q *Query, produce func(send func(grepFileJob) bool) error) ([]FileResult, error) {
+	workers := s.Workers
 	if workers <= 0 {
 		workers = max(2, runtime.GOMAXPROCS(0))
 	}
 	jobs := make(chan grepFileJob, 4*workers)
-	results := make([][]grepFileResult, workers)
-	_, local := s.backend.(*LocalBackend)
+	results := make([][]FileResult, workers)
+	local := s.Local
 	// Without context lines or multiline matches, a file can be searched
 	// a chunk at a time: a small buffer that stays in the CPU cache and is
 	// reused for every file, instead of a whole-file buffer.
-	chunked := local && q.mode != grepModeContent && !m.multiline
+	chunked := local && q.Mode != ModeContent && !m.multiline
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -148,7 +152,7 @@ func (s *grepGoEngine) searchFiles(ctx context.Context, m *grepMatcher, q *grepQ
 				if ctx.Err() != nil {
 					continue // drain
 				}
-				var fm grepFileResult
+				var fm FileResult
 				var ok bool
 				switch {
 				case chunked:
@@ -156,17 +160,17 @@ func (s *grepGoEngine) searchFiles(ctx context.Context, m *grepMatcher, q *grepQ
 				case local:
 					data, err := searchReadLocal(job.path, job.size, *bufp)
 					*bufp = data[:0]
-					if err == nil && !searchIsBinary(data) {
+					if err == nil && !IsBinary(data) {
 						fm, ok = m.search(data, q)
 					}
 				default:
-					data, err := s.backend.ReadFile(ctx, job.path)
-					if err == nil && !searchIsBinary(data) {
+					data, err := s.FS.ReadFile(ctx, job.path)
+					if err == nil && !IsBinary(data) {
 						fm, ok = m.search(data, q)
 					}
 				}
 				if ok {
-					fm.path, fm.modTime = job.path, job.modTime
+					fm.Path, fm.ModTime = job.path, job.modTime
 					results[w] = append(results[w], fm)
 				}
 			}
@@ -188,16 +192,16 @@ func (s *grepGoEngine) searchFiles(ctx context.Context, m *grepMatcher, q *grepQ
 	if err != nil {
 		return nil, err
 	}
-	var out []grepFileResult
+	var out []FileResult
 	for _, r := range results {
 		out = append(out, r...)
 	}
 	return out, nil
 }
 
-// searchIsBinary reports whether data looks binary: it holds a NUL byte, as
+// IsBinary reports whether data looks binary: it holds a NUL byte, as
 // ripgrep decides.
-func searchIsBinary(data []byte) bool { return bytes.IndexByte(data, 0) >= 0 }
+func IsBinary(data []byte) bool { return bytes.IndexByte(data, 0) >= 0 }
 
 // searchChunkSize is the read size of chunked searches: large enough to
 // make few system calls, small enough to stay in the CPU cache.
@@ -214,7 +218,7 @@ var (
 // mode, reading it a chunk at a time into *bufp (grown for lines longer
 // than a chunk). A NUL byte anywhere makes the file binary and ends the
 // search with no result, so a matched file is still read to its end.
-func (m *grepMatcher) searchLocalChunks(name string, size int64, bufp *[]byte, q *grepQuery) (fm grepFileResult, ok bool) {
+func (m *grepMatcher) searchLocalChunks(name string, size int64, bufp *[]byte, q *Query) (fm FileResult, ok bool) {
 	f, err := os.Open(name)
 	if err != nil {
 		return fm, false
@@ -252,11 +256,11 @@ func (m *grepMatcher) searchLocalChunks(name string, size int64, bufp *[]byte, q
 			}
 			complete = data[:last+1]
 		}
-		if !ok || q.mode == grepModeCount {
+		if !ok || q.Mode == ModeCount {
 			m.eachLine(complete, func(int, int) bool {
-				fm.count++
+				fm.Count++
 				ok = true
-				return q.mode == grepModeCount
+				return q.Mode == ModeCount
 			})
 		}
 		if eof {
@@ -290,7 +294,7 @@ func searchReadLocal(name string, size int64, buf []byte) ([]byte, error) {
 		}
 		return buf, err
 	}
-	if searchIsBinary(buf) {
+	if IsBinary(buf) {
 		return buf, nil
 	}
 	for {
