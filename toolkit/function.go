@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -31,6 +32,9 @@ type FuncOptions struct {
 // google/jsonschema-go: field names follow the json tags, fields without
 // omitempty or omitzero are required, the `jsonschema:"..."` tag is the
 // description, and an `enum:"a,b,c"` tag lists the allowed values.
+// Fields take what encoding/json reads: []byte base64 text,
+// json.RawMessage any JSON value, time.Time RFC 3339 text, time.Duration
+// nanoseconds.
 //
 // A string result becomes a text block; json.RawMessage is sent as it is;
 // any other result is encoded as JSON text. An error result ends the call
@@ -118,7 +122,7 @@ func resultText(v any) (string, error) {
 // InferSchema returns the JSON Schema NewFunc infers for In.
 func InferSchema[In any]() (json.RawMessage, error) {
 	t := reflect.TypeFor[In]()
-	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
+	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: wireSchemas()})
 	if err != nil {
 		return nil, fmt.Errorf("infer input schema: %w", err)
 	}
@@ -131,6 +135,18 @@ func InferSchema[In any]() (json.RawMessage, error) {
 		return nil, fmt.Errorf("encode input schema: %w", err)
 	}
 	return b, nil
+}
+
+// wireSchemas are the schemas of types whose JSON form is not what their
+// Go kind suggests: encoding/json writes []byte as a base64 string (not
+// an array of numbers), takes any JSON value for a json.RawMessage, and
+// writes a time.Time as an RFC 3339 string.
+func wireSchemas() map[reflect.Type]*jsonschema.Schema {
+	return map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[[]byte]():          {Type: "string", ContentEncoding: "base64"},
+		reflect.TypeFor[json.RawMessage](): {},
+		reflect.TypeFor[time.Time]():       {Type: "string", Format: "date-time"},
+	}
 }
 
 // applyEnumTags copies `enum:"a,b"` struct tags into the schema, walking

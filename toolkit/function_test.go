@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wasmtools/wasmtools/permission"
 )
@@ -155,5 +156,51 @@ func TestFuncToolOptions(t *testing.T) {
 	}
 	if _, err := NewFunc[struct{}, string]("nil", "", nil, FuncOptions{}); err == nil {
 		t.Error("nil function accepted")
+	}
+}
+
+// wireIn has fields whose JSON form differs from their Go kind.
+type wireIn struct {
+	Data []byte          `json:"data"`
+	Raw  json.RawMessage `json:"raw"`
+	When time.Time       `json:"when"`
+	Wait time.Duration   `json:"wait"`
+}
+
+// TestInferWireTypes: the inferred schema accepts what encoding/json
+// reads for []byte (base64 text), json.RawMessage (any JSON value),
+// time.Time (RFC 3339 text) and time.Duration (nanoseconds), and the
+// function gets the decoded values.
+func TestInferWireTypes(t *testing.T) {
+	var got wireIn
+	tool, err := NewFunc("wire", "Takes wire types.", func(_ context.Context, in wireIn) (string, error) {
+		got = in
+		return "ok", nil
+	}, FuncOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk := New(Options{})
+	mustRegister(t, tk, tool)
+	args := `{"data":"aGk=","raw":{"a":[1,2]},"when":"2026-11-30T12:00:00Z","wait":1500000000}`
+	turn, err := tk.NewTurn(context.Background(), "s", []Call{{Name: "wire", Arguments: args}}, TurnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := turn.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if r := turn.Responses()[0]; r.State != StateSuccess {
+		t.Fatalf("call: %s %q", r.State, r.Text())
+	}
+	want := wireIn{Data: []byte("hi"), Raw: json.RawMessage(`{"a":[1,2]}`), When: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), Wait: 1500 * time.Millisecond}
+	if string(got.Data) != string(want.Data) || string(got.Raw) != string(want.Raw) || !got.When.Equal(want.When) || got.Wait != want.Wait {
+		t.Errorf("the function got %+v, want %+v", got, want)
+	}
+	// A time that is not RFC 3339 is refused before the call, naming it.
+	turn, _ = tk.NewTurn(context.Background(), "s", []Call{{Name: "wire", Arguments: `{"data":"","raw":1,"when":"yesterday","wait":0}`}}, TurnOptions{})
+	_ = turn.Run(context.Background())
+	if r := turn.Responses()[0]; r.State != StateError || !strings.Contains(r.Text(), "yesterday") {
+		t.Errorf("a bad time: %s %q", r.State, r.Text())
 	}
 }
