@@ -2,6 +2,7 @@ package toolkit
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
 )
@@ -65,4 +66,60 @@ func BenchmarkParallelBatch(b *testing.B) {
 		turn, _ := tk.NewTurn(ctx, "s", calls, TurnOptions{})
 		_ = turn.Run(ctx)
 	}
+}
+
+// exportIn is a typical tool input, for the export benchmarks.
+type exportIn struct {
+	Path    string   `json:"path" jsonschema:"the file to work on"`
+	Pattern string   `json:"pattern,omitempty" jsonschema:"a glob"`
+	Limit   int      `json:"limit,omitempty" jsonschema:"how many lines at most"`
+	Tags    []string `json:"tags,omitempty" enum:"a,b,c"`
+	Deep    struct {
+		On    bool   `json:"on"`
+		Title string `json:"title,omitempty" jsonschema:"a property named title"`
+	} `json:"deep"`
+}
+
+// exportDefs are the definitions of 25 tools, as a model step exports.
+func exportDefs(b *testing.B) []Definition {
+	tk := New(Options{})
+	for i := range 25 {
+		tool, err := NewFunc(fmt.Sprintf("tool_%02d", i), "A tool of the export benchmark.",
+			func(context.Context, exportIn) (string, error) { return "", nil }, FuncOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := tk.Register(tool); err != nil {
+			b.Fatal(err)
+		}
+	}
+	defs, err := tk.Definitions(context.Background(), "s", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return defs
+}
+
+// BenchmarkExport is the cost of turning one model step's 25 tool
+// definitions into each provider's format.
+func BenchmarkExport(b *testing.B) {
+	defs := exportDefs(b)
+	b.Run("OpenAI", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = OpenAI(defs)
+		}
+	})
+	b.Run("Anthropic", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = Anthropic(defs)
+		}
+	})
+	b.Run("MCP", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = MCP(defs)
+		}
+	})
 }

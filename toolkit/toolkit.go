@@ -2,6 +2,7 @@ package toolkit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -103,8 +104,11 @@ type entry struct {
 	spec      Spec
 	group     string
 	validator *schemaValidator
-	handler   Next
-	subject   subject
+	// openAI is the input schema as OpenAI takes it (without titles),
+	// made once: a model step exports every tool.
+	openAI  json.RawMessage
+	handler Next
+	subject subject
 }
 
 // New returns an empty toolkit.
@@ -275,7 +279,7 @@ func newEntry(t Tool, opts []RegisterOption) (e *entry, replace bool, err error)
 	if err != nil {
 		return nil, false, err
 	}
-	e = &entry{tool: t, spec: spec, group: reg.group, validator: v}
+	e = &entry{tool: t, spec: spec, group: reg.group, validator: v, openAI: stripTitles(spec.InputSchema)}
 	if e.group == "" {
 		e.group = BasicGroup
 	}

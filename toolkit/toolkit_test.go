@@ -274,6 +274,13 @@ func TestDefinitionsAndFormats(t *testing.T) {
 	if !strings.Contains(string(oa), `"properties":{"title":{"type":"string"}}`) {
 		t.Errorf("OpenAI format %s: a property named title must survive", oa)
 	}
+	// The stripped schema made at registration serves only while the
+	// definition holds the schema it was made from.
+	changed := slices.Clone(defs[1:2])
+	changed[0].InputSchema = json.RawMessage(`{"type":"object","title":"Other","properties":{"n":{"type":"integer"}}}`)
+	if oa, _ := json.Marshal(OpenAI(changed)); !strings.Contains(string(oa), `"n":{"type":"integer"}`) || strings.Contains(string(oa), `Other`) {
+		t.Errorf("OpenAI format of a replaced schema %s: want the new schema, stripped", oa)
+	}
 	an, _ := json.Marshal(Anthropic(defs[1:2]))
 	if !strings.Contains(string(an), `"input_schema":{`) || !strings.Contains(string(an), `"name":"read"`) {
 		t.Errorf("Anthropic format %s", an)

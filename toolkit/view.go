@@ -54,6 +54,11 @@ type Definition struct {
 	External        bool            `json:"external"`
 	Group           string          `json:"group"`
 	Source          Source          `json:"source"`
+
+	// openAI is InputSchema as OpenAI takes it, made when the tool was
+	// registered; nil when not known. It stands only while InputSchema
+	// is the slice it was made from (see openAIParameters).
+	openAI, openAIFrom json.RawMessage
 }
 
 // Definitions returns the tools a session sees: tools of its active groups
@@ -82,7 +87,9 @@ func (tk *Toolkit) Definitions(ctx context.Context, sessionID string, view *View
 		if !active[e.group] || seen[n] {
 			continue
 		}
-		out = append(out, definitionOf(e.spec, e.group, e.spec.External))
+		d := definitionOf(e.spec, e.group, e.spec.External)
+		d.openAI, d.openAIFrom = e.openAI, d.InputSchema
+		out = append(out, d)
 	}
 	if r.reset != nil && !seen[ResetToolsName] {
 		d := definitionOf(r.reset.spec, BasicGroup, false)
@@ -136,16 +143,30 @@ type MCPAnnotations struct {
 }
 
 // OpenAI converts definitions to the OpenAI function format, with "title"
-// keys stripped from the schemas as OpenAI expects.
+// keys stripped from the schemas as OpenAI expects. For the definitions
+// of registered tools the stripped schema is made once, at registration:
+// a model step costs what Anthropic's format does. Like the other
+// formats, the result shares its schemas' bytes with the toolkit: copy
+// them before changing them.
 func OpenAI(defs []Definition) []OpenAIFunction {
 	out := make([]OpenAIFunction, len(defs))
 	for i, d := range defs {
 		out[i].Type = "function"
 		out[i].Function.Name = d.Name
 		out[i].Function.Description = d.Description
-		out[i].Function.Parameters = stripTitles(d.InputSchema)
+		out[i].Function.Parameters = d.openAIParameters()
 	}
 	return out
+}
+
+// openAIParameters returns the input schema without titles: the one made
+// at registration when the definition still holds the schema it was made
+// from (a caller may have replaced it), else made now.
+func (d *Definition) openAIParameters() json.RawMessage {
+	if d.openAI != nil && len(d.InputSchema) > 0 && len(d.InputSchema) == len(d.openAIFrom) && &d.InputSchema[0] == &d.openAIFrom[0] {
+		return d.openAI
+	}
+	return stripTitles(d.InputSchema)
 }
 
 // Anthropic converts definitions to the Anthropic tool format.
