@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,16 +18,11 @@ import (
 // would refuse makes the whole module fail to load, with the reason,
 // rather than vanish when it is registered.
 
-// checkToolName checks a tool name: [A-Za-z0-9_-]{1,64}, and not the
+// checkToolName checks a tool name as the toolkit will, and refuses the
 // reserved reset_tools in any case.
 func checkToolName(name string) error {
-	if name == "" || len(name) > 64 {
-		return errors.New("the name must be 1 to 64 characters")
-	}
-	for _, r := range name {
-		if !(r == '_' || r == '-' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9')) {
-			return errors.New("the name may hold only letters, digits, '_' and '-'")
-		}
+	if err := toolkit.CheckToolName(name); err != nil {
+		return err
 	}
 	if strings.EqualFold(name, toolkit.ResetToolsName) {
 		return fmt.Errorf("the name %s is reserved for the host's tool-group meta tool; rename the tool", toolkit.ResetToolsName)
@@ -74,26 +68,12 @@ func checkSchema(raw json.RawMessage) error {
 	if depth > MaxSchemaDepth {
 		return fmt.Errorf("input_schema nests %d levels deep, more than the %d allowed (objects and arrays count)", depth, MaxSchemaDepth)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return fmt.Errorf("input_schema is not valid JSON: %v", err)
-	}
-	obj, ok := doc.(map[string]any)
-	if !ok {
-		return errors.New("input_schema must be a JSON object")
-	}
-	if t, has := obj["type"]; has && t != "object" {
-		b, _ := json.Marshal(t)
-		return fmt.Errorf(`input_schema must have "type": "object", not %s`, b)
-	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noLoader{})
-	const url = "wasmtools:///input_schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		return fmt.Errorf("input_schema: %v", err)
-	}
-	if _, err := c.Compile(url); err != nil {
-		return fmt.Errorf("input_schema is not a valid JSON Schema: %s", schemaProblem(err))
+	if err := toolkit.CheckInputSchema(raw); err != nil {
+		var sve *jsonschema.SchemaValidationError
+		if errors.As(err, &sve) {
+			return fmt.Errorf("input_schema is not a valid JSON Schema: %s", schemaProblem(err))
+		}
+		return err
 	}
 	return nil
 }
@@ -106,7 +86,7 @@ func schemaProblem(err error) string {
 	var sve *jsonschema.SchemaValidationError
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &sve) || !errors.As(sve.Err, &ve) {
-		return strings.ReplaceAll(err.Error(), "wasmtools:///input_schema.json", "the schema")
+		return strings.ReplaceAll(err.Error(), "wasmtools:///tools/input_schema.json", "the schema")
 	}
 	var leaves []string
 	var walk func(e *jsonschema.ValidationError)
@@ -124,13 +104,6 @@ func schemaProblem(err error) string {
 		leaves = append(leaves[:5], fmt.Sprintf("and %d more", len(leaves)-5))
 	}
 	return strings.Join(leaves, "; ")
-}
-
-// noLoader refuses every resource a schema names outside itself.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("%s is outside the schema: a tool's schema must be self-contained (refer to its own $defs)", url)
 }
 
 // jsonDepth returns how deeply the objects and arrays of a JSON text

@@ -177,35 +177,56 @@ type schemaValidator struct {
 // defaultInputSchema is used for tools that give none.
 var defaultInputSchema = json.RawMessage(`{"type":"object"}`)
 
+// CheckInputSchema reports whether Register would accept raw as a tool's
+// input schema: a JSON object whose "type", if any, is "object", that
+// compiles with nothing from outside it (a $ref or $schema naming a file
+// or URL is refused: the host would read it). A host that loads tools
+// from elsewhere (a plugin file, a server) checks with it first, so that
+// a refused tool is reported where it comes from. A compile error wraps
+// the schema library's error.
+func CheckInputSchema(raw json.RawMessage) error {
+	_, err := compileInputSchema("wasmtools:///tools/input_schema.json", raw)
+	return err
+}
+
 // compileSchema compiles a tool's input schema once, at registration. The
 // schema must describe an object.
 func compileSchema(name string, raw json.RawMessage) (*schemaValidator, error) {
+	v, err := compileInputSchema("wasmtools:///tools/"+name+".json", raw)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: %w", name, err)
+	}
+	return v, nil
+}
+
+// compileInputSchema compiles raw as the schema at url.
+func compileInputSchema(url string, raw json.RawMessage) (*schemaValidator, error) {
 	if len(raw) == 0 {
 		raw = defaultInputSchema
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return nil, fmt.Errorf("tool %s: input schema is not JSON: %w", name, err)
+		return nil, fmt.Errorf("input schema is not JSON: %w", err)
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("tool %s: input schema must be a JSON object", name)
+		return nil, errors.New("input schema must be a JSON object")
 	}
 	if t, has := obj["type"]; has && t != "object" {
-		return nil, fmt.Errorf("tool %s: input schema must have \"type\": \"object\", not %v", name, t)
+		b, _ := json.Marshal(t)
+		return nil, fmt.Errorf("input schema must have \"type\": \"object\", not %s", b)
 	}
 	c := jsonschema.NewCompiler()
 	// The library's default loader reads file: URLs: a schema from an MCP
 	// server or a plugin could make the host read its files (or block on
 	// a FIFO). Only the schema itself and the metaschemas are known.
 	c.UseLoader(selfContained{})
-	url := "wasmtools:///tools/" + name + ".json"
 	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("tool %s: input schema: %w", name, err)
+		return nil, fmt.Errorf("input schema: %w", err)
 	}
 	s, err := c.Compile(url)
 	if err != nil {
-		return nil, fmt.Errorf("tool %s: input schema does not compile: %w", name, err)
+		return nil, fmt.Errorf("input schema does not compile: %w", err)
 	}
 	return &schemaValidator{schema: s}, nil
 }

@@ -266,7 +266,7 @@ func newEntry(t Tool, opts []RegisterOption) (e *entry, replace bool, err error)
 		o(&reg)
 	}
 	spec := t.Spec()
-	if err := validToolName(spec.Name); err != nil {
+	if err := CheckToolName(spec.Name); err != nil {
 		return nil, false, err
 	}
 	if spec.Name == ResetToolsName {
@@ -326,7 +326,9 @@ func (tk *Toolkit) Unregister(name string) error {
 	})
 }
 
-func validToolName(name string) error {
+// CheckToolName reports whether Register would accept name: 1 to 64
+// letters, digits, '_' and '-' (the names every model API takes).
+func CheckToolName(name string) error {
 	if name == "" || len(name) > 64 {
 		return fmt.Errorf("tool name %q: must be 1 to 64 characters", name)
 	}
