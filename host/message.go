@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wasmtools/wasmtools/abi"
+	"github.com/wasmtools/wasmtools/internal/jsontext"
 )
 
 // decodeMessage parses a JSON message from a plugin into v. A message
@@ -16,15 +17,7 @@ import (
 // on); errors are told in JSON's words, never Go's types.
 func decodeMessage(b []byte, v any) error {
 	if !utf8.Valid(b) {
-		i := 0
-		for i < len(b) {
-			r, size := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && size <= 1 {
-				break
-			}
-			i += size
-		}
-		return fmt.Errorf("not valid UTF-8 (byte %d); messages are UTF-8 JSON", i)
+		return fmt.Errorf("not valid UTF-8 (byte %d); messages are UTF-8 JSON", jsontext.InvalidUTF8(string(b)))
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		return errors.New(jsonProblem(err))

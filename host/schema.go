@@ -10,6 +10,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/wasmtools/wasmtools/internal/jsontext"
 	"github.com/wasmtools/wasmtools/toolkit"
 )
 
@@ -107,34 +108,13 @@ func schemaProblem(err error) string {
 }
 
 // jsonDepth returns how deeply the objects and arrays of a JSON text
-// nest, in one pass without decoding it.
+// nest, in one pass without decoding it; an error says why the text is
+// not JSON.
 func jsonDepth(b []byte) (int, error) {
 	if !json.Valid(b) {
 		var v any
 		err := json.Unmarshal(b, &v)
 		return 0, errors.New(jsonProblem(err))
 	}
-	depth, deepest := 0, 0
-	inString, escaped := false, false
-	for _, c := range b {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-			deepest = max(deepest, depth)
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return deepest, nil
+	return jsontext.Depth(b), nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kaptinlin/jsonrepair"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/wasmtools/wasmtools/internal/jsontext"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -79,15 +80,7 @@ func parseArguments(raw string) (in Input, rep *repair, err error) {
 	if !utf8.ValidString(raw) {
 		// JSON is UTF-8; a decoder would turn the bad bytes into U+FFFD
 		// and a Write would store them so, silently.
-		off := 0
-		for off < len(raw) {
-			r, size := utf8.DecodeRuneInString(raw[off:])
-			if r == utf8.RuneError && size <= 1 {
-				break
-			}
-			off += size
-		}
-		return nil, nil, fmt.Errorf("the arguments are not valid UTF-8 (a bad byte at offset %d); send text as UTF-8, and binary data base64-encoded if the tool takes it", off)
+		return nil, nil, fmt.Errorf("the arguments are not valid UTF-8 (a bad byte at offset %d); send text as UTF-8, and binary data base64-encoded if the tool takes it", jsontext.InvalidUTF8(raw))
 	}
 	v, err := decodeJSON(raw)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wasmtools/wasmtools/internal/jsontext"
 )
 
 // MaxFrameBytes is the longest line (one JSON-RPC message) the stdio
@@ -184,7 +185,7 @@ func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) 
 // checkFrame validates one message; code is 0 for a valid one. id is the
 // message's id when it could be read (for the reply).
 func checkFrame(line []byte) (id json.RawMessage, code int, why string) {
-	if d := depth(line); d > MaxFrameDepth {
+	if d := jsontext.Depth(line); d > MaxFrameDepth {
 		return nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: JSON nested %d deep (at most %d)", d, MaxFrameDepth)
 	}
 	trimmed := bytes.TrimSpace(line)
@@ -229,28 +230,4 @@ func validID(id json.RawMessage) bool {
 	}
 	_, err := n.Int64()
 	return err == nil
-}
-
-// depth returns the deepest nesting of brackets outside strings.
-func depth(b []byte) int {
-	d, most, inString, escaped := 0, 0, false, false
-	for _, c := range b {
-		switch {
-		case inString && escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case inString && c == '"':
-			inString = false
-		case inString:
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			d++
-			most = max(most, d)
-		case c == '}' || c == ']':
-			d--
-		}
-	}
-	return most
 }
