@@ -536,7 +536,7 @@ func (a *Analyzer) editsInWorkingDirs(s *Script, env Env) bool {
 			}
 		}
 		for _, t := range targets {
-			if !a.targetInside(t, env, c.AfterCd) || optionLikeName(t.Value) {
+			if !a.targetInside(t, env, c.AfterCd) || pathpolicy.OptionLike(t.Value) {
 				return false
 			}
 		}
@@ -547,7 +547,7 @@ func (a *Analyzer) editsInWorkingDirs(s *Script, env Env) bool {
 	}
 	for _, rd := range s.Redirects {
 		if rd.Output() && !harmlessOutput(rd.Target.Value) {
-			if !a.targetInside(rd.Target, env, anyAfterCd(s)) || optionLikeName(rd.Target.Value) {
+			if !a.targetInside(rd.Target, env, anyAfterCd(s)) || pathpolicy.OptionLike(rd.Target.Value) {
 				return false
 			}
 			writes++
@@ -560,18 +560,6 @@ func (a *Analyzer) editsInWorkingDirs(s *Script, env Env) bool {
 		}
 	}
 	return linkers == 0 || writes == 1
-}
-
-// optionLikeName reports a path with a part that starts with "-": a file
-// or folder that a later glob turns into an option (mkdir -p
-// ./--pre=sh/x makes "--pre=sh" for `rg x *`).
-func optionLikeName(p string) bool {
-	for _, part := range strings.Split(p, "/") {
-		if strings.HasPrefix(part, "-") {
-			return true
-		}
-	}
-	return false
 }
 
 // MakesLinks reports a script with a command that can create or move

@@ -91,3 +91,15 @@ func BashGlob(g string) string {
 	}
 	return b.String()
 }
+
+// OptionLike reports a path with a part that starts with "-": a file or
+// folder that a later glob turns into an option (mkdir -p ./--pre=sh/x
+// makes "--pre=sh" for `rg x *`). Writing one is never automatic.
+func OptionLike(p string) bool {
+	for _, part := range strings.Split(p, "/") {
+		if strings.HasPrefix(part, "-") {
+			return true
+		}
+	}
+	return false
+}

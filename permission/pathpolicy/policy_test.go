@@ -241,3 +241,14 @@ func TestBashGlob(t *testing.T) {
 		t.Errorf("[!.]* should match the option-named file as bash does, got %v", m)
 	}
 }
+
+func TestOptionLike(t *testing.T) {
+	for p, want := range map[string]bool{
+		"--pre=sh": true, "./--pre=sh/x": true, "a/-n": true, "/abs/-": true,
+		"src/main.go": false, "a-b/c-": false, "": false,
+	} {
+		if got := OptionLike(p); got != want {
+			t.Errorf("OptionLike(%q) = %v, want %v", p, got, want)
+		}
+	}
+}

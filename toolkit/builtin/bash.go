@@ -175,11 +175,13 @@ func (b *Bash) CoveredBy(contents []string, in toolkit.Input, pc *permission.Con
 			return true // a tool-level rule allows every command
 		}
 	}
-	r := b.report(in, pc)
-	if len(r.SensitiveReads) > 0 || len(r.Untrusted) > 0 {
+	// The rules first: matching them needs only the (cached) parse, and
+	// most scripts they do not cover need no analysis at all.
+	if !shell.CoveredBy(b.analyzer.Parse(in.String("command")), contents) {
 		return false
 	}
-	if !shell.CoveredBy(r.Script, contents) {
+	r := b.report(in, pc)
+	if len(r.SensitiveReads) > 0 || len(r.Untrusted) > 0 {
 		return false
 	}
 	env := b.env(pc)

@@ -40,17 +40,6 @@ func newFileBase(name string, opts FileOptions) fileBase {
 	return b
 }
 
-// optionLikePath reports a path with a part that starts with "-": a file
-// or folder a later glob (rg x *) turns into an option.
-func optionLikePath(p string) bool {
-	for _, part := range strings.Split(p, "/") {
-		if strings.HasPrefix(part, "-") {
-			return true
-		}
-	}
-	return false
-}
-
 // workingDirs returns the permission context's working directories.
 func workingDirs(pc *permission.Context) []string {
 	if pc == nil {
@@ -132,7 +121,7 @@ func (b *fileBase) checkEdit(in toolkit.Input, pc *permission.Context) permissio
 	if what, ok := b.paths.SensitivePath(p, "/"); ok {
 		return permission.SafetyAsk(fmt.Sprintf("Safety check: %s would change the sensitive file %s. Approve only if you meant to.", b.name, what), "sensitive path "+what)
 	}
-	if optionLikePath(p) {
+	if pathpolicy.OptionLike(p) {
 		return permission.AskDecision(fmt.Sprintf("%s would create %s, whose name starts with \"-\": a later command given a glob (rg x *) would read it as an option.", b.name, p), "file named like an option")
 	}
 	if (pc.Mode == permission.ModeAcceptEdits || pc.Mode == permission.ModeDontAsk) && b.paths.Inside(p, "/", pc.WorkingDirs) {

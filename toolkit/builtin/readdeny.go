@@ -13,9 +13,10 @@ import (
 // A user's deny or ask rule on Read(path) is about the contents (and
 // names) of those files: it must hold for every tool that reads, not only
 // for Read. Bash honours it through what its commands read; Grep and Glob
-// do here. Both also keep sensitive files (keys, credential stores, .env)
-// out of what a search returns: a recursive search is not a way around
-// asking to read them.
+// do here. Grep also keeps sensitive files (keys, credential stores,
+// .env) out of what it returns: a recursive search is not a way around
+// asking to read them. Glob lists their names, which are not their
+// contents (a listing of a sensitive folder itself asks).
 
 // readRuleCovers reports whether a Read deny or ask rule names path.
 func readRuleCovers(paths *pathpolicy.Policy, path string, pc *permission.Context) bool {
@@ -27,7 +28,7 @@ func readRuleCovers(paths *pathpolicy.Policy, path string, pc *permission.Contex
 			if r.Tool != "Read" {
 				continue
 			}
-			if r.Content == "" || paths.Match(r.Content, path, "/", pc.WorkingDirs, pathpolicy.Loose) {
+			if r.Content == "" || paths.Match(r.Content, path, "/", workingDirs(pc), pathpolicy.Loose) {
 				return true
 			}
 		}

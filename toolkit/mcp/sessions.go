@@ -35,12 +35,7 @@ func (s *Server) endWhenClosed(ss *sdk.ServerSession, id string) {
 	delete(s.changed, id)
 	// Calls still running for a session that is gone (DELETE, a dropped
 	// connection, expiry) are cancelled: nobody will read their results.
-	for rc := range s.running {
-		if rc.session == id {
-			rc.cancel()
-		}
-	}
-
+	s.cancelCallsLocked(id)
 	for token, p := range s.pending {
 		if p.session == id {
 			delete(s.pending, token)
@@ -109,6 +104,11 @@ func (s *Server) Shutdown(timeout time.Duration) {
 func (s *Server) cancelCalls(session string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.cancelCallsLocked(session)
+}
+
+// cancelCallsLocked is cancelCalls for a caller that holds s.mu.
+func (s *Server) cancelCallsLocked(session string) {
 	for rc := range s.running {
 		if rc.session == session {
 			rc.cancel()
