@@ -61,20 +61,12 @@ func (p *Plugin) loadServlet(ctx context.Context) error {
 	if len(d.Tools) == 0 {
 		return fmt.Errorf("plugin %s (servlet): describe lists no tools", p.Name)
 	}
-	names := make([]string, len(d.Tools))
+	decls := make([]toolDecl, len(d.Tools))
 	for i, t := range d.Tools {
-		names[i] = t.Name
+		decls[i] = toolDecl{t.Name, t.InputSchema}
 	}
-	if err := checkToolSet(p.Name, names); err != nil {
+	if err := checkTools(p.Name, "plugin "+p.Name+" (servlet)", "tool", decls); err != nil {
 		return err
-	}
-	for _, t := range d.Tools {
-		if err := checkToolName(t.Name); err != nil {
-			return fmt.Errorf("plugin %s (servlet): tool %q: %w", p.Name, t.Name, err)
-		}
-		if err := checkSchema(t.InputSchema); err != nil {
-			return fmt.Errorf("plugin %s (servlet): tool %q: %w", p.Name, t.Name, err)
-		}
 	}
 	for _, t := range d.Tools {
 		spec := toolkit.Spec{
@@ -91,20 +83,12 @@ func (p *Plugin) loadManifest(m *Manifest) error {
 	if len(m.Tools) == 0 {
 		return fmt.Errorf("plugin %s: its manifest names no tools", p.Name)
 	}
-	names := make([]string, len(m.Tools))
+	decls := make([]toolDecl, len(m.Tools))
 	for i, t := range m.Tools {
-		names[i] = cmp.Or(t.Name, t.Export)
+		decls[i] = toolDecl{cmp.Or(t.Name, t.Export), t.InputSchema}
 	}
-	if err := checkToolSet(p.Name, names); err != nil {
+	if err := checkTools(p.Name, "plugin "+p.Name, "manifest tool", decls); err != nil {
 		return err
-	}
-	for _, t := range m.Tools {
-		if err := checkToolName(cmp.Or(t.Name, t.Export)); err != nil {
-			return fmt.Errorf("plugin %s: manifest tool %q: %w", p.Name, cmp.Or(t.Name, t.Export), err)
-		}
-		if err := checkSchema(t.InputSchema); err != nil {
-			return fmt.Errorf("plugin %s: manifest tool %q: %w", p.Name, cmp.Or(t.Name, t.Export), err)
-		}
 	}
 	for _, t := range m.Tools {
 		if !p.exports[t.Export] {

@@ -389,15 +389,15 @@ func (p *Plugin) loadWasmtools(ctx context.Context) error {
 	if len(s.Tools) == 0 {
 		return fmt.Errorf("plugin %s: its schema lists no tools", p.Name)
 	}
-	names := make([]string, len(s.Tools))
+	decls := make([]toolDecl, len(s.Tools))
 	for i, t := range s.Tools {
-		names[i] = t.Name
+		decls[i] = toolDecl{t.Name, t.InputSchema}
 	}
-	if err := checkToolSet(p.Name, names); err != nil {
+	if err := checkTools(p.Name, "plugin "+p.Name, "tool", decls); err != nil {
 		return err
 	}
 	for _, t := range s.Tools {
-		if err := validToolSpec(t); err != nil {
+		if err := checkHooks(t.Hooks); err != nil {
 			return fmt.Errorf("plugin %s: tool %q: %w", p.Name, t.Name, err)
 		}
 	}
@@ -429,14 +429,9 @@ func isABIExport(name string) bool {
 	return false
 }
 
-func validToolSpec(t abi.ToolSpec) error {
-	if err := checkToolName(t.Name); err != nil {
-		return err
-	}
-	if err := checkSchema(t.InputSchema); err != nil {
-		return err
-	}
-	for _, h := range t.Hooks {
+// checkHooks refuses hooks the ABI does not define.
+func checkHooks(hooks []string) error {
+	for _, h := range hooks {
 		switch h {
 		case abi.ExportCheckReadOnly, abi.ExportMatchRule, abi.ExportGenerateSuggestions:
 		default:

@@ -50,6 +50,34 @@ func checkToolSet(plugin string, names []string) error {
 	return nil
 }
 
+// toolDecl is a tool as a module declares it: its name and input schema.
+type toolDecl struct {
+	name   string
+	schema json.RawMessage
+}
+
+// checkTools checks the tools a module declares, together (checkToolSet)
+// and one by one (name and schema). An error names the tool as
+// "<label>: <kind> <name>", e.g. `plugin x: manifest tool "t"`.
+func checkTools(plugin, label, kind string, tools []toolDecl) error {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.name
+	}
+	if err := checkToolSet(plugin, names); err != nil {
+		return err
+	}
+	for _, t := range tools {
+		if err := checkToolName(t.name); err != nil {
+			return fmt.Errorf("%s: %s %q: %w", label, kind, t.name, err)
+		}
+		if err := checkSchema(t.schema); err != nil {
+			return fmt.Errorf("%s: %s %q: %w", label, kind, t.name, err)
+		}
+	}
+	return nil
+}
+
 // checkSchema checks a tool's input schema before anything compiles it:
 // at most MaxSchemaBytes and MaxSchemaDepth (compiling is superlinear in
 // the depth), a JSON object whose type, if any, is "object", and a schema
