@@ -84,8 +84,12 @@ type Toolkit struct {
 	mu  sync.Mutex // serialises writers of reg
 	reg atomic.Pointer[registry]
 
-	callSeq   atomic.Uint64
-	viewCache sync.Map // schema-only tools of request views, by name and schema
+	callSeq atomic.Uint64
+	// viewCache holds the schema-only tools of request views, by name
+	// and schema, so a model step's external tools compile once. Bounded
+	// (maxViewCache): every distinct schema a caller sends would stay.
+	viewMu    sync.Mutex
+	viewCache map[string]*entry
 	offloads  *offloads
 }
 

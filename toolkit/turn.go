@@ -699,8 +699,11 @@ func (tk *Toolkit) viewEntry(sp Spec) *entry {
 		sp.Source = Source{Kind: SourceExternal}
 	}
 	key := sp.Name + "\x00" + string(sp.InputSchema)
-	if e, ok := tk.viewCache.Load(key); ok {
-		return e.(*entry)
+	tk.viewMu.Lock()
+	e, ok := tk.viewCache[key]
+	tk.viewMu.Unlock()
+	if ok {
+		return e
 	}
 	v, err := compileSchema(sp.Name, sp.InputSchema)
 	if err != nil {
@@ -709,11 +712,21 @@ func (tk *Toolkit) viewEntry(sp Spec) *entry {
 		v, _ = compileSchema(sp.Name, defaultInputSchema)
 	}
 	t := viewTool{spec: sp}
-	e := &entry{tool: t, spec: sp, group: BasicGroup, validator: v}
+	e = &entry{tool: t, spec: sp, group: BasicGroup, validator: v}
 	e.subject = subject{tool: t, spec: &e.spec}
-	tk.viewCache.Store(key, e)
+	tk.viewMu.Lock()
+	if len(tk.viewCache) >= maxViewCache || tk.viewCache == nil {
+		// Start over rather than track use: a caller's tools of the
+		// moment are compiled again on their next step.
+		tk.viewCache = make(map[string]*entry)
+	}
+	tk.viewCache[key] = e
+	tk.viewMu.Unlock()
 	return e
 }
+
+// maxViewCache bounds the schema-only tools a toolkit keeps compiled.
+const maxViewCache = 1024
 
 // viewTool is a request's schema-only tool: the requester executes it, so
 // the host only applies the user's deny and ask rules.

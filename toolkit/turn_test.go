@@ -2,7 +2,9 @@ package toolkit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"reflect"
 	"slices"
@@ -670,5 +672,25 @@ func TestOffloadBounded(t *testing.T) {
 	resp := run("s2", `{"from_file": true}`)
 	if _, saved := resp.Metadata["full_output_path"]; saved || !strings.Contains(resp.Text(), "/src/file.txt") {
 		t.Errorf("a re-readable result was saved, or the note does not name its source: %q %v", resp.Text(), resp.Metadata)
+	}
+}
+
+// TestViewCacheBounded: schema-only tools of request views are kept
+// compiled, but not without bound: a caller sending a new schema on
+// every step does not grow the toolkit forever.
+func TestViewCacheBounded(t *testing.T) {
+	tk := New(Options{})
+	first := tk.viewEntry(Spec{Name: "ext", InputSchema: json.RawMessage(`{"type":"object"}`)})
+	if again := tk.viewEntry(Spec{Name: "ext", InputSchema: json.RawMessage(`{"type":"object"}`)}); again != first {
+		t.Error("the same schema-only tool was compiled twice")
+	}
+	for i := range 3 * maxViewCache {
+		tk.viewEntry(Spec{Name: "ext", InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","description":"%d"}`, i))})
+	}
+	tk.viewMu.Lock()
+	n := len(tk.viewCache)
+	tk.viewMu.Unlock()
+	if n > maxViewCache {
+		t.Errorf("%d schema-only tools kept, want at most %d", n, maxViewCache)
 	}
 }
