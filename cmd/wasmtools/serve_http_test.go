@@ -124,6 +124,37 @@ func TestServeHTTPGuards(t *testing.T) {
 	}
 }
 
+// TestServeHTTPGuardsFromConfig: token_file (relative to the
+// configuration file) and allow_origins in wasmtools.yaml guard serve
+// --http as the flags do.
+func TestServeHTTPGuardsFromConfig(t *testing.T) {
+	dir, confDir := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(confDir, "token"), []byte("fedcba9876543210fedcba9876543210\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(confDir, "wasmtools.yaml")
+	if err := os.WriteFile(cfg, []byte("token_file: token\nallow_origins: [\"https://app.example.com\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url, _ := serveHTTP(t, dir, "--config", cfg)
+	auth := "Bearer fedcba9876543210fedcba9876543210"
+	cases := []struct {
+		name   string
+		header map[string]string
+		want   int
+	}{
+		{"no token", nil, http.StatusUnauthorized},
+		{"the token", map[string]string{"Authorization": auth}, http.StatusOK},
+		{"the token, an allowed origin", map[string]string{"Authorization": auth, "Origin": "https://app.example.com"}, http.StatusOK},
+		{"the token, another origin", map[string]string{"Authorization": auth, "Origin": "https://evil.example"}, http.StatusForbidden},
+	}
+	for _, c := range cases {
+		if got := post(t, url, c.header); got != c.want {
+			t.Errorf("%s: HTTP %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
 // TestServeHTTPShutdownKillsCalls: SIGTERM during a running command ends
 // the command's whole process group before the server exits.
 func TestServeHTTPShutdownKillsCalls(t *testing.T) {
