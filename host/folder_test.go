@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,7 +62,7 @@ func callVersion(tk *toolkit.Toolkit, session string) string {
 	if err != nil {
 		return "ERROR: " + err.Error()
 	}
-	if err := turn.Run(ctx); err != nil {
+	if err := turn.Run(ctx); err != nil && !errors.Is(err, toolkit.ErrWaiting) {
 		return "ERROR: " + err.Error()
 	}
 	r := turn.Responses()[0]

@@ -180,6 +180,7 @@ func evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 				Behavior: Deny,
 				Message:  fmt.Sprintf("Permission to use %s was denied by the rule %s. Do not retry this call; choose another approach or ask the user.", name, r),
 				Reason:   "deny rule " + r.String(),
+				Rule:     &r,
 			}
 		case MayMatch:
 			if uncertain == nil {
@@ -210,11 +211,12 @@ func evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 				Behavior: Deny,
 				Message:  fmt.Sprintf("%s needs the user's approval (%s) and the permission mode dont_ask never asks. Choose another approach.", name, why),
 				Reason:   "ask rule " + r.String() + " in mode dont_ask",
+				Rule:     &r,
 			}
 		}
 		// No allow rule can silence an ask rule: suggesting one would
 		// change nothing.
-		return Decision{Behavior: Ask, Message: why, Reason: "ask rule " + r.String(), Suggestions: []Rule{}, BypassImmune: i >= len(pc.Ask)}
+		return Decision{Behavior: Ask, Message: why, Reason: "ask rule " + r.String(), Suggestions: []Rule{}, BypassImmune: i >= len(pc.Ask), Rule: &r}
 	}
 	if uncertain != nil {
 		verb := "asks about"
@@ -223,9 +225,9 @@ func evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 		}
 		why := fmt.Sprintf("%s may do what the rule %s %s, and its analysis cannot tell (it runs code or names paths known only when it runs). Approve only if you know it does not.", name, *uncertain, verb)
 		if mode == ModeDontAsk {
-			return Decision{Behavior: Deny, Message: deniedNoAsk(name, why), Reason: "rule " + uncertain.String() + " may match, in mode dont_ask"}
+			return Decision{Behavior: Deny, Message: deniedNoAsk(name, why), Reason: "rule " + uncertain.String() + " may match, in mode dont_ask", Rule: uncertain}
 		}
-		return Decision{Behavior: Ask, Message: why, Reason: "rule " + uncertain.String() + " may match", Suggestions: []Rule{}, BypassImmune: true}
+		return Decision{Behavior: Ask, Message: why, Reason: "rule " + uncertain.String() + " may match", Suggestions: []Rule{}, BypassImmune: true, Rule: uncertain}
 	}
 
 	// 3. Read-only fast path.
@@ -284,7 +286,11 @@ func evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 	// 5. Allow rules (not consulted in EXPLORE).
 	if mode != ModeExplore {
 		if len(pc.Allow) > 0 && s.CoveredBy(pc.Allow, input, pc) {
-			return Decision{Behavior: Allow, Reason: "allow rule"}
+			d := Decision{Behavior: Allow, Reason: "allow rules"}
+			if r := decidingAllowRule(s, input, pc); r != nil {
+				d.Reason, d.Rule = "allow rule "+r.String(), r
+			}
+			return d
 		}
 	}
 
@@ -322,6 +328,22 @@ func evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 		Reason:      "no rule allows this call",
 		Suggestions: effective(s, s.Suggestions(input), input, pc),
 	}
+}
+
+// decidingAllowRule returns the one allow rule that covers the call on
+// its own, or nil when it takes several together. Called only once the
+// rules are known to cover the call, so the cost falls on allowed calls.
+func decidingAllowRule(s Subject, input map[string]any, pc *Context) *Rule {
+	if len(pc.Allow) == 1 {
+		r := pc.Allow[0]
+		return &r
+	}
+	for _, r := range pc.Allow {
+		if s.CoveredBy([]Rule{r}, input, pc) {
+			return &r
+		}
+	}
+	return nil
 }
 
 // effective keeps the suggestions that would take effect: granted on top

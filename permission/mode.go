@@ -67,6 +67,11 @@ type Decision struct {
 	Suggestions []Rule `json:"suggestions,omitempty"`
 	// BypassImmune marks a safety ASK: allow rules cannot silence it.
 	BypassImmune bool `json:"bypass_immune"`
+	// Rule is the rule that decided, when one did: the deny or ask rule
+	// that matched (or may match), or the allow rule that covers the call
+	// (nil when several allow rules cover it together, as the commands of
+	// one script can be).
+	Rule *Rule `json:"rule,omitempty"`
 }
 
 // AllowDecision, DenyDecision and AskDecision build decisions with a message.

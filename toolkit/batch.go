@@ -40,7 +40,7 @@ func (tk *Toolkit) Apply(b *Batch) error {
 	}
 	entries := make([]prepared, len(b.adds))
 	for i, a := range b.adds {
-		e, replace, err := newEntry(a.tool, a.opts)
+		e, replace, err := tk.newEntry(a.tool, a.opts)
 		if err != nil {
 			return err
 		}

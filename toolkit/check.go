@@ -17,7 +17,8 @@ type CheckOptions struct {
 // Check runs gates 1 to 3 of the pipeline (availability, input, permission)
 // and returns the engine's decision without executing anything. An unknown
 // or inactive tool, bad JSON or a schema violation is an error whose text
-// is what the model would read: a *CallError. Other errors come from the
+// is what the model would read: a *CallError of KindUnknownTool,
+// KindInactive or KindInvalidInput. Other errors come from the
 // session store.
 func (tk *Toolkit) Check(ctx context.Context, sessionID string, call Call, opts CheckOptions) (permission.Decision, error) {
 	t, err := tk.NewTurn(ctx, sessionID, []Call{call}, TurnOptions{View: opts.View, Permission: opts.Permission})
@@ -31,18 +32,7 @@ func (tk *Toolkit) Check(ctx context.Context, sessionID string, call Call, opts 
 		if cs.resp.State == StateDenied {
 			return cs.decision, nil
 		}
-		return permission.Decision{}, &CallError{Tool: call.Name, State: cs.resp.State, Message: cs.resp.Text()}
+		return permission.Decision{}, cs.resp.Err()
 	}
 	return cs.decision, nil
 }
-
-// CallError is a mistake in a call that the model could fix: an unknown or
-// inactive tool, arguments that are not JSON, a schema violation. Message
-// is the text the model would read.
-type CallError struct {
-	Tool    string
-	State   State
-	Message string
-}
-
-func (e *CallError) Error() string { return e.Message }

@@ -4,6 +4,8 @@ import (
 	"iter"
 	"maps"
 	"strings"
+
+	"github.com/wasmtools/wasmtools/permission"
 )
 
 // State is the state of a chunk or of a whole response.
@@ -112,6 +114,18 @@ type Response struct {
 	// content then ends with a note saying so; any other call is not run
 	// and its response is an error asking for the arguments again.
 	Repaired bool `json:"repaired,omitempty"`
+	// Kind says how the call ended: KindSuccess, or the gate that stopped
+	// it (see Err).
+	Kind Kind `json:"kind,omitempty"`
+	// Decision is the permission decision the call got, with the rule
+	// that decided when one did; nil when the call stopped before the
+	// permission gate.
+	Decision *permission.Decision `json:"decision,omitempty"`
+
+	// err is the Go error behind a failure (a tool's returned error, a
+	// panic, a cancelled context), reached through Err. It does not
+	// cross a wire: a response read back from JSON keeps its Kind.
+	err error
 
 	// fold is Fold's bookkeeping, so that folding n chunks costs O(n)
 	// and not O(n²): which block holds each text ID, and the growing
@@ -258,9 +272,20 @@ func (r *Response) finish() {
 	if r.Content == nil {
 		r.Content = []Block{}
 	}
+	if r.Kind == "" || r.Kind == KindSuccess && r.State != StateSuccess {
+		r.Kind = kindOf(r.State)
+	}
 }
 
-// errorResponse is a response holding one model-facing message.
-func errorResponse(tool, callID string, state State, msg string) *Response {
-	return &Response{CallID: callID, Tool: tool, State: state, Content: []Block{TextBlock(msg)}}
+// errorResponse is a response of a call stopped by a gate, holding one
+// model-facing message.
+func errorResponse(tool, callID string, kind Kind, msg string) *Response {
+	state := StateError
+	switch kind {
+	case KindDenied, KindRejected, KindRefused:
+		state = StateDenied
+	case KindInterrupted:
+		state = StateInterrupted
+	}
+	return &Response{CallID: callID, Tool: tool, State: state, Kind: kind, Content: []Block{TextBlock(msg)}}
 }

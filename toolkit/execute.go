@@ -22,15 +22,23 @@ func (tk *Toolkit) execute(ctx context.Context, e *entry, callID string, in Inpu
 				tk.log.Error("tool panicked", slog.String("tool", e.spec.Name), slog.String("call_id", callID),
 					slog.Any("panic", p), slog.String("stack", string(pe.stack)))
 				resp.Fold(ErrorChunk(fmt.Sprintf("%s failed: %v. This is a bug in the tool; try another approach.", e.spec.Name, pe)))
+				resp.Kind, resp.err = KindToolError, pe
 			}
 		}()
 		for c, err := range e.handler(ctx, in) {
 			if err != nil {
-				if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+				switch {
+				case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 					resp.Fold(interruptedChunk())
-					return
+					resp.Kind = KindInterrupted
+				case errors.Is(err, ErrRefused):
+					resp.Fold(&Chunk{Content: []Block{TextBlock(err.Error())}, State: StateDenied, Last: true})
+					resp.Kind = KindRefused
+				default:
+					resp.Fold(ErrorChunk(err.Error()))
+					resp.Kind = KindToolError
 				}
-				resp.Fold(ErrorChunk(err.Error()))
+				resp.err = err
 				return
 			}
 			if c == nil {
@@ -40,8 +48,9 @@ func (tk *Toolkit) execute(ctx context.Context, e *entry, callID string, in Inpu
 			if emit != nil {
 				emit(c)
 			}
-			if ctx.Err() != nil {
+			if err := ctx.Err(); err != nil {
 				resp.Fold(interruptedChunk())
+				resp.Kind, resp.err = KindInterrupted, err
 				return
 			}
 		}

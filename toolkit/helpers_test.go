@@ -3,6 +3,8 @@ package toolkit
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -119,10 +121,44 @@ func runTurn(t testing.TB, tk *Toolkit, opts TurnOptions, calls ...Call) *Turn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := turn.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	checkRun(t, turn, turn.Run(context.Background()))
 	return turn
+}
+
+// checkRun checks what Run said against the turn's state: nil when
+// every call is done, a *WaitingError listing exactly the calls that wait
+// otherwise.
+func checkRun(t testing.TB, turn *Turn, err error) {
+	t.Helper()
+	if err == nil {
+		if !turn.Done() {
+			t.Fatalf("Run returned nil with calls not done: %v", statuses(turn))
+		}
+		return
+	}
+	var w *WaitingError
+	if !errors.As(err, &w) || !errors.Is(err, ErrWaiting) {
+		t.Fatalf("Run: %v, want nil or a *WaitingError", err)
+	}
+	var asks, ext []string
+	for _, o := range turn.Outcomes() {
+		switch o.Status {
+		case StatusNeedsConfirmation:
+			asks = append(asks, o.Call.ID)
+		case StatusNeedsExternal:
+			ext = append(ext, o.Call.ID)
+		}
+	}
+	var gotAsks, gotExt []string
+	for _, c := range w.Confirmations {
+		gotAsks = append(gotAsks, c.CallID)
+	}
+	for _, x := range w.External {
+		gotExt = append(gotExt, x.CallID)
+	}
+	if !slices.Equal(asks, gotAsks) || !slices.Equal(ext, gotExt) || len(asks)+len(ext) == 0 || w.Turn != turn {
+		t.Fatalf("Run's WaitingError lists confirmations %v and external %v; the turn waits for %v and %v", gotAsks, gotExt, asks, ext)
+	}
 }
 
 func statuses(turn *Turn) []Status {

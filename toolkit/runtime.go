@@ -61,4 +61,7 @@ type panicErr struct {
 
 func (p *panicErr) Error() string { return fmt.Sprintf("the tool panicked: %v", p.value) }
 
+// Is makes a panic match ErrPanicked.
+func (p *panicErr) Is(target error) bool { return target == ErrPanicked }
+
 func panicError(v any) error { return &panicErr{value: v, stack: debug.Stack()} }

@@ -62,8 +62,27 @@ type Options struct {
 	MaxOffloadBytes int64
 	// Logger receives the toolkit's logs; nil means slog.Default().
 	Logger *slog.Logger
-	// OnChange is called after tools or groups are added or removed.
+	// OnChange is called after tools or groups are added or removed, on
+	// the goroutine that changed them, after the change is visible.
 	OnChange func(Change)
+	// Middleware wraps every call of every tool the toolkit runs: built-in,
+	// plugin, MCP, Go function, the Skill viewer and reset_tools alike,
+	// outside each tool's own middleware (WithMiddleware); the first is
+	// the outermost. It runs after the permission check, on the input the
+	// check approved: it may change the input (the new input is not
+	// checked again), refuse the call (Refuse), or rewrite the chunks.
+	// RuntimeFrom(ctx) says which tool, call and session. External tools
+	// are not run by the toolkit and are not wrapped.
+	Middleware []Middleware
+}
+
+// middlewares is the chain of a tool: the toolkit's middleware outside
+// the tool's own.
+func (tk *Toolkit) middlewares(own []Middleware) []Middleware {
+	if len(tk.opts.Middleware) == 0 {
+		return own
+	}
+	return append(slices.Clip(tk.opts.Middleware), own...)
 }
 
 // Change describes a change of the toolkit's contents.
@@ -118,6 +137,7 @@ type entry struct {
 // New returns an empty toolkit.
 func New(opts Options) *Toolkit {
 	tk := &Toolkit{opts: opts, store: opts.Store, log: opts.Logger}
+	tk.opts.Middleware = slices.Clone(opts.Middleware)
 	if tk.store == nil {
 		tk.store = NewMemoryStore()
 	}
@@ -249,7 +269,7 @@ func (tk *Toolkit) RemoveGroup(name string) error {
 // first call. Each Register copies the registry: to register many tools,
 // Apply a Batch.
 func (tk *Toolkit) Register(t Tool, opts ...RegisterOption) error {
-	e, replace, err := newEntry(t, opts)
+	e, replace, err := tk.newEntry(t, opts)
 	if err != nil {
 		return err
 	}
@@ -261,7 +281,7 @@ func (tk *Toolkit) Register(t Tool, opts ...RegisterOption) error {
 
 // newEntry checks a tool and computes its entry; replace reports the
 // Replacing option.
-func newEntry(t Tool, opts []RegisterOption) (e *entry, replace bool, err error) {
+func (tk *Toolkit) newEntry(t Tool, opts []RegisterOption) (e *entry, replace bool, err error) {
 	if t == nil {
 		return nil, false, errors.New("register: nil tool")
 	}
@@ -289,7 +309,7 @@ func newEntry(t Tool, opts []RegisterOption) (e *entry, replace bool, err error)
 	}
 	e.subject = subject{tool: t, spec: &e.spec}
 	if c, ok := t.(Caller); ok {
-		e.handler = chain(c.Call, reg.middlewares)
+		e.handler = chain(c.Call, tk.middlewares(reg.middlewares))
 	} else if !spec.External {
 		return nil, false, fmt.Errorf("tool %s: not External and has no Call method: implement toolkit.Caller", spec.Name)
 	}

@@ -59,30 +59,31 @@ type ExternalRequest struct {
 
 // Approval is the user's answer to a Confirmation.
 type Approval struct {
-	Approve bool
+	Approve bool `json:"approve"`
 	// Rules are allow rules to grant for the rest of the session (the
 	// user's "always allow").
-	Rules []permission.Rule
+	Rules []permission.Rule `json:"rules,omitempty"`
 	// Arguments, when not empty, replace the call's arguments. The edited
 	// input is validated and checked again before it runs: a deny rule
 	// still denies, a safety check still asks, and invalid JSON is refused
 	// unless the call is read-only, as for the model's own arguments.
-	Arguments string
+	Arguments string `json:"arguments,omitempty"`
 	// Message replaces the default rejection text the model reads (the
 	// user's words, or why no one could be asked).
-	Message string
+	Message string `json:"message,omitempty"`
 }
 
 // Outcome is the state of one call of a turn.
 type Outcome struct {
-	Call         Call
-	Status       Status
-	Response     *Response        // StatusDone
-	Confirmation *Confirmation    // StatusNeedsConfirmation
-	External     *ExternalRequest // StatusNeedsExternal
+	Call         Call             `json:"call"`
+	Status       Status           `json:"status"`
+	Response     *Response        `json:"response,omitempty"`     // StatusDone
+	Confirmation *Confirmation    `json:"confirmation,omitempty"` // StatusNeedsConfirmation
+	External     *ExternalRequest `json:"external,omitempty"`     // StatusNeedsExternal
 }
 
-// EventKind says what an Event carries.
+// EventKind says what an Event carries. It prints, and encodes in JSON,
+// as its name ("chunk", "confirmation", "external", "result").
 type EventKind int
 
 // The event kinds.
@@ -93,14 +94,43 @@ const (
 	EventResult                            // a call has its final response
 )
 
+var eventKindNames = [...]string{EventChunk: "chunk", EventConfirmation: "confirmation", EventExternal: "external", EventResult: "result"}
+
+// String returns the kind's name.
+func (k EventKind) String() string {
+	if k > 0 && int(k) < len(eventKindNames) {
+		return eventKindNames[k]
+	}
+	return "EventKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// MarshalText encodes the kind as its name.
+func (k EventKind) MarshalText() ([]byte, error) {
+	if k <= 0 || int(k) >= len(eventKindNames) {
+		return nil, fmt.Errorf("unknown event kind %d", int(k))
+	}
+	return []byte(eventKindNames[k]), nil
+}
+
+// UnmarshalText reads a kind's name.
+func (k *EventKind) UnmarshalText(b []byte) error {
+	for i, n := range eventKindNames {
+		if n != "" && n == string(b) {
+			*k = EventKind(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown event kind %q: use chunk, confirmation, external or result", b)
+}
+
 // Event reports progress of a turn to TurnOptions.OnEvent.
 type Event struct {
-	Kind         EventKind
-	CallID       string
-	Chunk        *Chunk
-	Confirmation *Confirmation
-	External     *ExternalRequest
-	Response     *Response
+	Kind         EventKind        `json:"kind"`
+	CallID       string           `json:"call_id"`
+	Chunk        *Chunk           `json:"chunk,omitempty"`
+	Confirmation *Confirmation    `json:"confirmation,omitempty"`
+	External     *ExternalRequest `json:"external,omitempty"`
+	Response     *Response        `json:"response,omitempty"`
 }
 
 // TurnOptions configure a turn.
@@ -109,8 +139,10 @@ type TurnOptions struct {
 	View *View
 	// Accept lists media types the caller takes as data blocks.
 	Accept []string
-	// OnEvent receives the turn's events. Calls are serialised: OnEvent is
-	// never called concurrently with itself.
+	// OnEvent receives the turn's events, on the goroutine running Run
+	// or on one of the goroutines running a parallel batch; calls are
+	// serialised: OnEvent is never called concurrently with itself. It
+	// must not call the Turn's methods.
 	OnEvent func(Event)
 	// Permission replaces the toolkit's permission configuration for this
 	// turn; the session's granted rules are still added.
@@ -165,7 +197,8 @@ type Turn struct {
 }
 
 // NewTurn prepares a turn for a session. Call IDs must be unique; empty
-// ones are assigned.
+// ones are assigned. ctx serves only to load the session from the store;
+// the context given to Run governs the calls.
 func (tk *Toolkit) NewTurn(ctx context.Context, sessionID string, calls []Call, opts TurnOptions) (*Turn, error) {
 	s, err := tk.store.Session(ctx, sessionID)
 	if err != nil {
@@ -263,10 +296,15 @@ func (cs *callState) external() *ExternalRequest {
 }
 
 // Run advances the turn as far as it can: until every call is done, or
-// until it waits for confirmations or external results. Run again after
-// answering them. A cancelled context ends every call not done yet with an
-// INTERRUPTED response. The error is for failures of the embedding
-// (the session store); the model's mistakes become responses.
+// until it waits for confirmations or external results. It returns nil
+// when every call is done, and a *WaitingError (errors.Is(err,
+// ErrWaiting)) listing what is awaited when calls wait: answer with
+// Confirm and SubmitResult, then Run again, or save the turn with
+// Snapshot and resume it later, elsewhere if need be (Toolkit.ResumeTurn).
+// A cancelled ctx ends every call not done yet with an INTERRUPTED
+// response and Run returns nil. ctx governs the calls Run executes: it
+// is the context their tools see. The model's mistakes never become
+// errors; they are responses (see Response.Kind).
 func (t *Turn) Run(ctx context.Context) error {
 	for t.cur < len(t.batches) {
 		if ctx.Err() != nil {
@@ -285,11 +323,46 @@ func (t *Turn) Run(ctx context.Context) error {
 			return nil
 		}
 		if !complete {
-			return nil
+			return t.waiting()
 		}
 		t.cur++
 	}
 	return nil
+}
+
+// ErrWaiting is matched by the error Run returns when calls of the turn
+// wait for the user's confirmation or for an external result.
+var ErrWaiting = errors.New("calls are waiting for confirmation or an external result")
+
+// WaitingError is the error of a Run that stopped because calls wait:
+// what each waits for. It matches ErrWaiting.
+type WaitingError struct {
+	Confirmations []Confirmation    `json:"confirmations,omitempty"`
+	External      []ExternalRequest `json:"external,omitempty"`
+	// Turn is the turn that waits (for Toolkit.Call, whose caller has no
+	// other handle on it).
+	Turn *Turn `json:"-"`
+}
+
+func (e *WaitingError) Error() string {
+	return fmt.Sprintf("turn: %d call(s) wait for confirmation and %d for an external result", len(e.Confirmations), len(e.External))
+}
+
+// Is matches ErrWaiting.
+func (e *WaitingError) Is(target error) bool { return target == ErrWaiting }
+
+// waiting lists what the turn waits for.
+func (t *Turn) waiting() *WaitingError {
+	w := &WaitingError{Turn: t}
+	for _, cs := range t.calls {
+		switch cs.phase {
+		case phaseAsk:
+			w.Confirmations = append(w.Confirmations, *cs.confirmation())
+		case phaseExternal:
+			w.External = append(w.External, *cs.external())
+		}
+	}
+	return w
 }
 
 // runSequential drives one call as far as it goes; true when it is done.
@@ -403,12 +476,12 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 	r := t.tk.reg.Load()
 	e := t.resolve(r, cs.call.Name)
 	if e == nil {
-		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateError, t.unavailableMessage(r, cs.call.Name)))
+		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindUnknownTool, t.unavailableMessage(r, cs.call.Name)))
 		return
 	}
 	if !t.opts.View.hasExternal(cs.call.Name) {
 		if active := r.activeGroups(t.session); !active[e.group] {
-			t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateError, fmt.Sprintf(
+			t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindInactive, fmt.Sprintf(
 				"The tool %s belongs to the tool group %q, which is not active. Activate it by calling %s with {%q: true} (and true for every other group you still need), then call %s again.",
 				cs.call.Name, e.group, ResetToolsName, e.group, cs.call.Name)))
 			return
@@ -417,7 +490,7 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 	cs.e = e
 	in, rep, err := parseArguments(cs.call.Arguments)
 	if err != nil {
-		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateError, fmt.Sprintf("Invalid arguments for %s: %v.", cs.call.Name, err)))
+		t.finish(cs, withErr(errorResponse(cs.call.Name, cs.call.ID, KindInvalidInput, fmt.Sprintf("Invalid arguments for %s: %v.", cs.call.Name, err)), err))
 		return
 	}
 	cs.repaired = rep != nil
@@ -428,12 +501,12 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 		invalid = "Invalid arguments for %s: %v. The arguments were not valid JSON either and were repaired before this check; send the complete arguments again as one valid JSON object."
 	}
 	if err := e.validator.validate(in); err != nil {
-		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateError, fmt.Sprintf(invalid, cs.call.Name, err)))
+		t.finish(cs, withErr(errorResponse(cs.call.Name, cs.call.ID, KindInvalidInput, fmt.Sprintf(invalid, cs.call.Name, err)), err))
 		return
 	}
 	if v, ok := e.tool.(InputValidator); ok {
 		if err := safeValidate(v, in); err != nil {
-			t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateError, fmt.Sprintf(invalid, cs.call.Name, err)))
+			t.finish(cs, withErr(errorResponse(cs.call.Name, cs.call.ID, KindInvalidInput, fmt.Sprintf(invalid, cs.call.Name, err)), err))
 			return
 		}
 	}
@@ -442,7 +515,7 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 		// a cut-off command would run its first half. Only a call that
 		// changes nothing may run on a guess; the rest are refused before
 		// anyone is asked to approve them.
-		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateError, repairRefusal(cs.call.Name, rep, edited)))
+		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindInvalidInput, repairRefusal(cs.call.Name, rep, edited)))
 		return
 	}
 	cs.input = in
@@ -450,7 +523,7 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 	cs.decision = d
 	switch d.Behavior {
 	case permission.Deny:
-		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateDenied, d.Message))
+		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindDenied, d.Message))
 		return
 	case permission.Ask:
 		if edited && !d.BypassImmune {
@@ -586,6 +659,10 @@ func (t *Turn) executeCall(ctx context.Context, cs *callState) *Response {
 func (t *Turn) finish(cs *callState, resp *Response) {
 	resp.CallID, resp.Tool = cs.call.ID, cs.call.Name
 	resp.Repaired = resp.Repaired || cs.repaired
+	if cs.decision.Behavior != "" && resp.Decision == nil {
+		d := cs.decision
+		resp.Decision = &d
+	}
 	resp.finish()
 	t.tk.limitSize(resp, t.session.ID())
 	if cs.ran && cs.repaired {
@@ -618,7 +695,7 @@ func (t *Turn) emit(ev Event) {
 func (t *Turn) interruptAll() {
 	for _, cs := range t.calls {
 		if cs.phase != phaseDone {
-			t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateInterrupted,
+			t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindInterrupted,
 				"The call was not run: the turn was cancelled."))
 		}
 	}
@@ -659,7 +736,7 @@ func (t *Turn) Confirm(callID string, a Approval) error {
 		if a.Message != "" {
 			msg = "The call of " + cs.call.Name + " was not run: " + a.Message
 		}
-		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, StateDenied, msg))
+		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindRejected, msg))
 		return nil
 	}
 	if len(a.Rules) > 0 {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -91,7 +92,7 @@ func runCall(ctx context.Context, e *env, args []string) error {
 	}
 	answers := bufio.NewReader(e.stdin)
 	for {
-		if err := turn.Run(ctx); err != nil {
+		if err := turn.Run(ctx); err != nil && !errors.Is(err, toolkit.ErrWaiting) {
 			return err
 		}
 		if turn.Done() {

@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -142,8 +143,8 @@ func TestSandboxEscalation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := turn.Run(t.Context()); err != nil {
-				t.Fatal(err)
+			if err := turn.Run(t.Context()); !errors.Is(err, toolkit.ErrWaiting) {
+				t.Fatalf("%s: Run: %v, want ErrWaiting", mode, err)
 			}
 			o := turn.Outcomes()[0]
 			if o.Status != toolkit.StatusNeedsConfirmation {

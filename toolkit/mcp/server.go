@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -314,7 +315,7 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	prog.to(ctx, req.Session, req.Params.GetProgressToken())
 	defer prog.to(context.Background(), nil, nil)
 	for range 8 { // an edited input can be asked about again; bound the loop
-		if err := turn.Run(ctx); err != nil {
+		if err := turn.Run(ctx); err != nil && !errors.Is(err, toolkit.ErrWaiting) {
 			return nil, err
 		}
 		out := turn.Outcomes()[0]

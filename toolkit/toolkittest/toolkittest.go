@@ -7,6 +7,7 @@ package toolkittest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -51,7 +52,7 @@ func Run(ctx context.Context, tk *toolkit.Toolkit, session, tool string, args an
 	if err != nil {
 		return Result{}, err
 	}
-	if err := turn.Run(ctx); err != nil {
+	if err := turn.Run(ctx); err != nil && !errors.Is(err, toolkit.ErrWaiting) {
 		return Result{}, err
 	}
 	res.Outcome = turn.Outcomes()[0]
