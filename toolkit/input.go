@@ -22,6 +22,25 @@ import (
 // call.
 type Input map[string]any
 
+// UnmarshalJSON reads a JSON object as the toolkit parses arguments, so
+// that an Input read back from JSON (a saved turn) holds the same values:
+// numbers as json.Number.
+func (in *Input) UnmarshalJSON(b []byte) error {
+	v, err := decodeJSON(string(b))
+	if err != nil {
+		return err
+	}
+	switch obj := v.(type) {
+	case map[string]any:
+		*in = obj
+	case nil:
+		*in = nil
+	default:
+		return fmt.Errorf("input: want a JSON object, not %s", jsonKind(v))
+	}
+	return nil
+}
+
 // Decode stores the input in the value pointed to by v, as if the call's
 // JSON arguments were unmarshalled into it.
 func (in Input) Decode(v any) error {

@@ -194,6 +194,9 @@ type Turn struct {
 	batches [][2]int // [start, end) ranges
 	cur     int
 	emitMu  sync.Mutex
+	// id and revision identify the turn's snapshots.
+	id       string
+	revision int
 }
 
 // NewTurn prepares a turn for a session. Call IDs must be unique; empty
@@ -204,7 +207,7 @@ func (tk *Toolkit) NewTurn(ctx context.Context, sessionID string, calls []Call, 
 	if err != nil {
 		return nil, fmt.Errorf("session %q: %w", sessionID, err)
 	}
-	t := &Turn{tk: tk, session: s, opts: opts}
+	t := &Turn{tk: tk, session: s, opts: opts, id: newTurnID()}
 	if t.opts.MaxParallel <= 0 {
 		t.opts.MaxParallel = 16
 	}
