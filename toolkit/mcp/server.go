@@ -544,13 +544,26 @@ func toResult(r *toolkit.Response) *sdk.CallToolResult {
 	if len(res.Content) == 0 {
 		res.Content = []sdk.Content{&sdk.TextContent{Text: ""}}
 	}
+	// How the call ended and the decision with its rule, for clients
+	// that tell a denial from a failure; the tool's metadata stays apart.
+	res.Meta = sdk.Meta{outcomeMetaKey: outcomeMeta{Kind: r.Kind, Decision: r.Decision}}
 	if len(r.Metadata) > 0 {
-		res.Meta = sdk.Meta{"wasmtools": r.Metadata}
+		res.Meta["wasmtools"] = r.Metadata
 	}
 	if r.State == toolkit.StateSuccess && r.Structured != nil {
 		res.StructuredContent = r.Structured
 	}
 	return res
+}
+
+// outcomeMetaKey is the _meta key of a tool result's outcomeMeta.
+const outcomeMetaKey = "wasmtools/outcome"
+
+// outcomeMeta says how a call ended (see toolkit.Kind) and, when it
+// reached the permission gate, the decision and the rule that decided.
+type outcomeMeta struct {
+	Kind     toolkit.Kind         `json:"kind"`
+	Decision *permission.Decision `json:"decision,omitempty"`
 }
 
 func errorResult(msg string) *sdk.CallToolResult {

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -188,8 +189,16 @@ func TestProgressAndLogging(t *testing.T) {
 	if _, err := cs.CallTool(ctx, params); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "rm -f x"}}); err != nil {
+	denied, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "rm -f x"}})
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The result says it was a denial, and by which rule.
+	raw, _ := json.Marshal(denied.Meta[outcomeMetaKey])
+	var outcome outcomeMeta
+	if err := json.Unmarshal(raw, &outcome); err != nil || !denied.IsError || outcome.Kind != toolkit.KindDenied ||
+		outcome.Decision == nil || outcome.Decision.Rule == nil || outcome.Decision.Rule.String() != "Bash(rm:*)" {
+		t.Errorf("denied result: is_error %v, _meta %s (%v)", denied.IsError, raw, err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
