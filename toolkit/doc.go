@@ -39,6 +39,41 @@
 // become ERROR or DENIED responses; Go errors are reserved for mistakes of
 // the embedding program.
 //
+// # Outcomes
+//
+// Every [Response] says how its call ended ([Kind]: success, unknown
+// tool, inactive group, invalid input, denied, rejected, refused, tool
+// error, interrupted) and carries the permission [permission.Decision]
+// with the rule that decided. [Response.Err] turns a failure into a
+// [*CallError] that errors.Is matches against the kind's sentinel
+// ([ErrDenied], [ErrUnknownTool], ...) and that unwraps to the tool's own
+// Go error.
+//
+// # Waiting, saving and resuming
+//
+// [Turn.Run] returns a [*WaitingError] ([ErrWaiting]) when calls wait for
+// the user ([Turn.Confirm]) or for an external result
+// ([Turn.SubmitResult]), both by call ID. A waiting turn can be saved
+// ([Turn.Snapshot], plain JSON) and resumed by another toolkit with the
+// same tools ([Toolkit.ResumeTurn]): after a restart, or on another
+// replica. [Toolkit.Call] runs a single call through the whole pipeline.
+//
+// # Middleware
+//
+// [Options].Middleware wraps every call of every tool (built-in, plugin,
+// MCP, Go function, the Skill viewer, reset_tools), outside the
+// middleware a registration adds ([WithMiddleware]): it can change the
+// input, refuse the call ([Refuse]) or rewrite the result.
+//
+// # Concurrency
+//
+// A [Toolkit] is safe for concurrent use: any number of turns of any
+// sessions run at once, and tools can be registered and replaced while
+// they do. A [Turn] is driven from one goroutine at a time. Callbacks say
+// which goroutine runs them: [Options].OnChange runs on the goroutine that
+// changed the toolkit, [TurnOptions].OnEvent on the goroutines running
+// the turn's calls, one event at a time.
+//
 // # Sessions
 //
 // Per-session state (active groups, granted rules, the task list, the

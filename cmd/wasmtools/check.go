@@ -42,7 +42,7 @@ Only "tool" is required; fields left out take their values from the
 flags. Each request is checked on its own, in a new session, and
 answered with exactly one line:
 
-	{"behavior": "allow", "bypass_immune": false, "message": "", "reason": "allow rule", "suggestions": []}
+	{"behavior": "allow", "bypass_immune": false, "message": "", "reason": "allow rule upper", "suggestions": []}
 
 A request that cannot be checked (bad JSON, unknown tool, schema
 violation, malformed rule, unknown mode) is answered {"error": "..."}
