@@ -150,9 +150,7 @@ type Rules []permission.Rule
 func (r *Rules) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.SequenceNode {
 		var texts []string
-		if err := n.Decode(&texts); err != nil { // yaml's own error, with the line
-			return err
-		}
+		return n.Decode(&texts) // null is no rules; anything else, yaml's own error with the line
 	}
 	out := make(Rules, 0, len(n.Content))
 	for _, item := range n.Content {

@@ -24,6 +24,7 @@ func writeConfig(t *testing.T, text string) string {
 func TestLoadConfigErrors(t *testing.T) {
 	for text, want := range map[string][]string{
 		"allow:\n  - \"Bash(\"\n":                   {"line 2"},
+		"allow: Read\n":                             {"line 1"},
 		"mode: fast\n":                              {"unknown permission mode"},
 		"allwo: []\n":                               {"allwo", "(fields: mode, working_dirs, allow, deny, ask, plugins, plugin_group, skills, grants, groups, mcp_servers, limits, sandbox, token_file, allow_origins)"},
 		"groups:\n  - name: web\n":                  {"groups[0]", "description"},
@@ -105,6 +106,10 @@ allow_origins: [https://app.example.com]
 		t.Errorf("http: %q %q", c.TokenFile, c.AllowOrigins)
 	}
 
+	// allow with nothing is no rules.
+	if c, err := wasmtools.LoadConfig(writeConfig(t, "allow:\n")); err != nil || c.Allow != nil {
+		t.Errorf("an empty allow: %v, %v", c.Allow, err)
+	}
 	// An empty file is the zero Config.
 	c, err = wasmtools.LoadConfig(writeConfig(t, ""))
 	if err != nil || c.Mode != "" || c.Plugins != nil {

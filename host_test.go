@@ -11,12 +11,14 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmtools/wasmtools"
+	"github.com/wasmtools/wasmtools/internal/testdata"
 	"github.com/wasmtools/wasmtools/internal/testplugins"
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/sandbox"
@@ -449,4 +451,59 @@ func TestOpenFailsHalfway(t *testing.T) {
 		t.Errorf("a missing MCP configuration file: %v", err)
 	}
 	settle(t, before, "after a missing MCP configuration")
+}
+
+// TestOpenMCPServers connects to the reference MCP server (its tools join
+// the configured group) and skips, with a log line, a server that cannot
+// start; Close ends the connection.
+func TestOpenMCPServers(t *testing.T) {
+	server := testdata.NPMPeer(t, "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	path := writeConfig(t, fmt.Sprintf(`
+groups:
+  - {name: demo, description: The reference server's tools., active: true}
+mcp_servers:
+  everything: {command: node, args: [%q, stdio], group: demo, enable_tools: [echo]}
+  broken: {command: %q}
+`, server, filepath.Join(t.TempDir(), "no-such-server")))
+	cfg := load(t, path)
+	var logs strings.Builder
+	var mu sync.Mutex
+	cfg.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+	before := runtime.NumGoroutine()
+	h, err := wasmtools.Open(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := h.Toolkit().Tools()
+	i := slices.IndexFunc(info, func(x toolkit.ToolInfo) bool { return x.Spec.Name == "mcp__everything__echo" })
+	if i < 0 || info[i].Group != "demo" {
+		t.Errorf("mcp__everything__echo not in group demo: %q", toolNames(h.Toolkit()))
+	}
+	mu.Lock()
+	if !strings.Contains(logs.String(), "MCP server not connected") || !strings.Contains(logs.String(), "server=broken") {
+		t.Errorf("the broken server was not logged:\n%s", logs.String())
+	}
+	mu.Unlock()
+	allow := h.Permission()
+	allow.Allow = append(allow.Allow, permission.MustParseRule("mcp__everything__echo"))
+	res, err := toolkittest.Run(t.Context(), h.Toolkit(), "s", "mcp__everything__echo", map[string]any{"message": "hi"}, toolkit.TurnOptions{Permission: allow})
+	if err != nil || res.Outcome.Response == nil || !strings.Contains(res.Outcome.Response.Text(), "hi") {
+		t.Errorf("call echo: %+v, %v", res.Outcome, err)
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, before, "after Close")
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *strings.Builder
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
