@@ -232,7 +232,7 @@ func (h *Host) openPlugins(ctx, watchCtx context.Context) error {
 	for _, dir := range cfg.Plugins {
 		// A folder that does not exist yet is fine to watch, not to load.
 		if info, err := os.Stat(dir); err != nil && !cfg.Watch || err == nil && !info.IsDir() {
-			return fmt.Errorf("plugins %s: not a folder", dir)
+			return fmt.Errorf("plugins %s: not a folder: give a folder of .wasm files (with Watch on, one that does not exist yet is waited for)", dir)
 		}
 		opts := host.FolderOptions{Config: grants, Group: cfg.PluginGroup}
 		if !cfg.Watch {
@@ -294,7 +294,7 @@ func (h *Host) openSkills(watchCtx context.Context) error {
 			continue
 		}
 		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-			return fmt.Errorf("skills %s: not a folder", dir)
+			return fmt.Errorf("skills %s: not a folder: give a folder holding a SKILL.md, or skill folders", dir)
 		}
 		if err := h.lib.LoadDir(dir, opts); err != nil {
 			return fmt.Errorf("skills %s: %w", dir, err)
@@ -397,8 +397,9 @@ func (h *Host) Sandbox() *sandbox.Sandbox { return h.sb }
 // Close stops the host: the MCP server's running calls are cancelled and
 // its sessions closed, the watchers stop, the plugin folders close
 // (waiting for running calls), then the plugin host and the MCP clients.
-// It returns the errors met and is safe to call more than once and
-// on a host that Open gave up on.
+// It returns the errors met. It is safe to call more than once, and
+// from any goroutine; Open calls it itself on the parts it built when it
+// fails.
 func (h *Host) Close() error {
 	h.closeOnce.Do(func() { h.closeErr = h.close() })
 	return h.closeErr
