@@ -65,15 +65,12 @@ func runCall(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	pc, err := pf.context()
+	h, err := pf.open(ctx, e, false, toolkit.Options{})
 	if err != nil {
 		return err
 	}
-	tk, closeTools, err := newToolkit(ctx, e, toolkit.Options{Permission: *pc, Logger: e.log}, &pf)
-	if err != nil {
-		return err
-	}
-	defer closeTools()
+	defer h.Close()
+	tk := h.Toolkit()
 
 	// A first Ctrl-C ends the call as interrupted (the tool sees its
 	// context cancelled); a second one kills the process.

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	wt "github.com/wasmtools/wasmtools" // as wt: the tests name a function wasmtools
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
 )
@@ -109,16 +110,13 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	case len(pos) > 2:
 		return usageErrorf("too many arguments %q: give the tool and one JSON object (quote it)", pos)
 	}
-	pc, err := pf.context()
-	if err != nil {
-		return err
-	}
 	store := toolkit.NewMemoryStore()
-	tk, closeTools, err := newToolkit(ctx, e, toolkit.Options{Permission: *pc, Logger: e.log, Store: store}, &pf)
+	h, err := pf.open(ctx, e, false, toolkit.Options{Store: store})
 	if err != nil {
 		return err
 	}
-	defer closeTools()
+	defer h.Close()
+	tk, pc := h.Toolkit(), h.Permission()
 	if *batch {
 		return checkBatch(ctx, e, tk, store, pc)
 	}
@@ -305,7 +303,7 @@ func (r *batchRequest) permission(defaults *permission.Context) (*permission.Con
 		}
 		*f.rules = rules
 	}
-	protectWorkingDirs(pc)
+	wt.ProtectWorkingDirs(pc)
 	return pc, nil
 }
 

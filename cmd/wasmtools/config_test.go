@@ -168,28 +168,3 @@ mcp_servers:
 		})
 	}
 }
-
-// TestConfigREADMEExample loads the wasmtools.yaml example of README.md's
-// Configuration section, so that the documented fields stay real.
-func TestConfigREADMEExample(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(testplugins.Root(t), "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(readme), "\n## Configuration\n")
-	if !ok {
-		t.Fatal("README.md has no Configuration section")
-	}
-	_, block, ok := strings.Cut(section, "```yaml\n")
-	if !ok {
-		t.Fatal("README.md's Configuration section has no yaml example")
-	}
-	block, _, _ = strings.Cut(block, "```")
-	c, err := loadConfig(writeConfig(t, block), true)
-	if err != nil {
-		t.Fatalf("the README example does not load: %v", err)
-	}
-	if s, ok := c.MCPServers["everything"]; !ok || !s.TrustReadOnlyHint {
-		t.Errorf("the README example's everything server: %+v, want trust_read_only_hint", s)
-	}
-}

@@ -7,8 +7,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	wt "github.com/wasmtools/wasmtools" // as wt: the tests name a function wasmtools
 	"github.com/wasmtools/wasmtools/host"
-	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/sandbox"
 )
 
 const inspectHelp = `Usage: wasmtools inspect [flags] FILE.wasm
@@ -48,11 +49,13 @@ func runInspect(ctx context.Context, e *env, args []string) error {
 	defer h.Close(ctx)
 	// The module's tool names are checked against the built-in tools, as
 	// a plugin folder would (a plugin's "bash" may not pose as Bash).
-	tk := toolkit.New(toolkit.Options{Logger: e.log})
-	for _, t := range builtinTools(nil) {
-		_ = tk.Register(t)
+	// The sandbox is off: nothing runs here.
+	builtins, err := wt.Open(ctx, wt.Config{Logger: e.log, Version: versionString(), Sandbox: wt.SandboxConfig{Mode: sandbox.ModeOff}})
+	if err != nil {
+		return err
 	}
-	r, err := h.Inspect(ctx, pos[0], host.Config{}, host.AgainstToolkit(tk))
+	defer builtins.Close()
+	r, err := h.Inspect(ctx, pos[0], host.Config{}, host.AgainstToolkit(builtins.Toolkit()))
 	if err != nil {
 		return &exitError{code: exitToolError, err: err}
 	}

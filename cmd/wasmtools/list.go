@@ -90,15 +90,12 @@ func runList(ctx context.Context, e *env, args []string) error {
 	if len(pos) > 0 {
 		return usageErrorf("list takes no arguments, got %q", pos)
 	}
-	pc, err := pf.context()
+	h, err := pf.open(ctx, e, false, toolkit.Options{})
 	if err != nil {
 		return err
 	}
-	tk, closeTools, err := newToolkit(ctx, e, toolkit.Options{Permission: *pc, Logger: e.log}, &pf)
-	if err != nil {
-		return err
-	}
-	defer closeTools()
+	defer h.Close()
+	tk := h.Toolkit()
 	active, err := tk.ActiveGroups(ctx, "cli")
 	if err != nil {
 		return err
@@ -127,16 +124,16 @@ func runList(ctx context.Context, e *env, args []string) error {
 	}
 
 	visible, broken := []skills.Skill{}, []skills.Broken{}
-	if pf.library != nil {
-		for _, s := range pf.library.Skills() {
+	if lib := h.Skills(); lib != nil {
+		for _, s := range lib.Skills() {
 			if s.Group == "" || slices.Contains(active, s.Group) {
 				visible = append(visible, s)
 			}
 		}
-		broken = pf.library.Broken()
+		broken = lib.Broken()
 	}
 	brokenPlugins := []brokenPlugin{}
-	for _, f := range pf.folders {
+	for _, f := range h.Folders() {
 		failed := f.Failed()
 		for _, p := range slices.Sorted(maps.Keys(failed)) {
 			brokenPlugins = append(brokenPlugins, brokenPlugin{p, failed[p]})
@@ -157,9 +154,9 @@ func runList(ctx context.Context, e *env, args []string) error {
 			BrokenPlugins []brokenPlugin  `json:"broken_plugins"`
 			SkillsPrompt  string          `json:"skills_prompt"`
 			Sandbox       sandbox.Status  `json:"sandbox"`
-		}{tools, groups, visible, broken, brokenPlugins, prompt, pf.sandbox.Status()})
+		}{tools, groups, visible, broken, brokenPlugins, prompt, h.Sandbox().Status()})
 	}
-	defer printSandbox(e.stdout, pf.sandbox.Status())
+	defer printSandbox(e.stdout, h.Sandbox().Status())
 	defer printSkills(e.stdout, visible, broken, brokenPlugins)
 	if len(tools) == 0 {
 		fmt.Fprintf(e.stdout, "No tools are registered. The built-in tools and plugins are not in this build yet;\nset %s=1 to try the two demo tools.\n", demoToolsEnv)

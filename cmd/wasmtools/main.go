@@ -28,6 +28,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -35,10 +36,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wasmtools/wasmtools/host"
+	wt "github.com/wasmtools/wasmtools" // as wt: the tests name a function wasmtools
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/sandbox"
-	"github.com/wasmtools/wasmtools/skills"
+	"github.com/wasmtools/wasmtools/toolkit"
 )
 
 // Exit codes.
@@ -278,25 +279,20 @@ func parseArgs(e *env, fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// permFlags are the permission flags that list, call and check share.
+// permFlags are the flags list, call, check and serve share: the
+// permission configuration and the folders and servers the host serves.
+// They are merged over the configuration file into a wt.Config.
 type permFlags struct {
 	mode             permission.Mode
+	modeSet          bool     // --mode was given
 	workdirs         []string // absolute
 	allow, deny, ask []permission.Rule
-	plugins          []string        // plugin folders, absolute
-	skillDirs        []string        // skill folders, absolute
-	noWatch          bool            // --no-watch: load folders once
-	watch            bool            // the command runs long enough to watch folders (serve)
-	library          *skills.Library // the skills loaded, once newToolkit ran
-	viewer           *skills.Viewer  // their viewer tool
-	folders          []*host.Folder  // the plugin folders, once newToolkit ran
-	mcpConfigs       []string        // MCP server configuration files
-	modeSet          bool            // --mode was given
-	configPath       string          // --config, or "" for ./wasmtools.yaml if present
-	config           *config         // the configuration read, if any
-
-	sandboxMode sandbox.Mode     // --sandbox, or "" for the configuration's
-	sandbox     *sandbox.Sandbox // the OS sandbox of shell commands, once newToolkit ran
+	plugins          []string     // plugin folders, absolute
+	skillDirs        []string     // skill folders, absolute
+	noWatch          bool         // --no-watch: load folders once
+	mcpConfigs       []string     // MCP server configuration files
+	configPath       string       // --config, or "" for ./wasmtools.yaml if present
+	sandboxMode      sandbox.Mode // --sandbox, or "" for the configuration's
 }
 
 func (p *permFlags) register(fs *flag.FlagSet) {
@@ -356,62 +352,75 @@ func ruleList(rules *[]permission.Rule) func(string) error {
 	}
 }
 
-// context returns the permission configuration the flags describe. With
-// no --workdir, the current directory is the working directory.
-func (p *permFlags) context() (*permission.Context, error) {
+// config returns the configuration the flags and the configuration file
+// describe: flags win for the mode, the working directories and the
+// sandbox mode; rules, folders and MCP configuration files add up. watch
+// says whether the command runs long enough to follow its folders (serve).
+func (p *permFlags) config(e *env, watch bool) (wt.Config, error) {
 	path, explicit := p.configPath, p.configPath != ""
 	if !explicit {
-		path = defaultConfig
+		path = wt.ConfigFile
 	}
-	c, err := loadConfig(path, explicit)
+	cfg, err := wt.LoadConfig(path)
+	if errors.Is(err, fs.ErrNotExist) && !explicit {
+		// No configuration yet; the file is still protected, since the
+		// next start would read it.
+		cfg, err = wt.Config{File: path}, nil
+	}
+	if err != nil {
+		return cfg, err
+	}
+	if p.modeSet {
+		cfg.Mode = p.mode
+	}
+	if len(p.workdirs) > 0 {
+		cfg.WorkingDirs = p.workdirs
+	}
+	cfg.Allow = append(slices.Clip(p.allow), cfg.Allow...)
+	cfg.Deny = append(slices.Clip(p.deny), cfg.Deny...)
+	cfg.Ask = append(slices.Clip(p.ask), cfg.Ask...)
+	cfg.Plugins = append(slices.Clip(p.plugins), cfg.Plugins...)
+	cfg.Skills = append(slices.Clip(p.skillDirs), cfg.Skills...)
+	for _, f := range p.mcpConfigs {
+		abs, err := filepath.Abs(f) // relative to the current directory, not the file's
+		if err != nil {
+			return cfg, fmt.Errorf("--mcp-config %s: %w", f, err)
+		}
+		cfg.MCPConfigFiles = append(cfg.MCPConfigFiles, abs)
+	}
+	if p.sandboxMode != "" {
+		cfg.Sandbox.Mode = p.sandboxMode
+	}
+	cfg.Watch = watch && !p.noWatch
+	cfg.Logger = e.log
+	cfg.Version = versionString()
+	if os.Getenv(demoToolsEnv) == "1" {
+		cfg.Register = registerDemoTools
+	}
+	return cfg, nil
+}
+
+// open opens the host the flags describe; tk are more toolkit options.
+func (p *permFlags) open(ctx context.Context, e *env, watch bool, tk toolkit.Options) (*wt.Host, error) {
+	cfg, err := p.config(e, watch)
 	if err != nil {
 		return nil, err
 	}
-	c.apply(p)
-	if len(p.workdirs) == 0 {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("find the current directory: %w; pass --workdir DIR", err)
-		}
-		p.workdirs = []string{wd}
-	}
-	pc := &permission.Context{
-		Mode:        p.mode,
-		WorkingDirs: p.workdirs,
-		Allow:       p.allow,
-		Deny:        p.deny,
-		Ask:         p.ask,
-		Protected:   p.hostFiles(path),
-	}
-	protectWorkingDirs(pc)
-	return pc, nil
-}
-
-// hostFiles are the host's own configuration: the configuration file
-// (read or to be read at the next start), the --mcp-config files, and
-// the plugin and skill folders it serves. A tool call that may change
-// one asks the user in every mode: otherwise an agent in bypass mode
-// could rewrite what the host runs and how it decides.
-func (p *permFlags) hostFiles(configPath string) []string {
-	var out []string
-	for _, f := range append([]string{configPath}, p.mcpConfigs...) {
-		if abs, err := filepath.Abs(f); err == nil {
-			out = append(out, abs)
+	if !cfg.Watch {
+		// Say which flag is wrong: loaded once, a folder must be there.
+		for _, f := range []struct {
+			flag string
+			dirs []string
+		}{{"--plugins", p.plugins}, {"--skills", p.skillDirs}} {
+			for _, dir := range f.dirs {
+				if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+					return nil, fmt.Errorf("%s %s: not a folder", f.flag, dir)
+				}
+			}
 		}
 	}
-	out = append(out, p.plugins...)
-	return append(out, p.skillDirs...)
-}
-
-// protectWorkingDirs adds the configuration file of each working
-// directory to pc.Protected: serve started there reads it.
-func protectWorkingDirs(pc *permission.Context) {
-	for _, wd := range pc.WorkingDirs {
-		f := filepath.Join(wd, defaultConfig)
-		if !slices.Contains(pc.Protected, f) {
-			pc.Protected = append(pc.Protected, f)
-		}
-	}
+	cfg.Toolkit = tk
+	return wt.Open(ctx, cfg)
 }
 
 // readArguments returns a call's JSON arguments from its positional

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,13 +10,11 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/wasmtools/wasmtools/skills"
 	"github.com/wasmtools/wasmtools/toolkit"
 	"github.com/wasmtools/wasmtools/toolkit/mcp"
 )
@@ -79,62 +76,30 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if len(pos) > 0 {
 		return usageErrorf("serve takes no arguments, got %q", pos)
 	}
-	pc, err := pf.context()
+	h, err := pf.open(ctx, e, true, toolkit.Options{})
 	if err != nil {
 		return err
 	}
-	// The MCP server offers what the toolkit holds; when that changes (an
-	// MCP server's tool list changed), it refreshes and tells its clients.
-	// Folder watchers may report changes before the server exists, hence
-	// the atomic pointer.
-	var current atomic.Pointer[mcp.Server]
-	onChange := func(ch toolkit.Change) {
-		if srv := current.Load(); srv != nil {
-			if err := srv.Refresh(context.Background()); err != nil {
-				e.log.Warn("tool list refresh failed", "err", err)
-			}
-			srv.LogAll("info", "wasmtools.reload", map[string]any{"added": ch.Added, "removed": ch.Removed, "replaced": ch.Replaced, "groups_changed": ch.Groups})
-		}
-	}
-	pf.watch = true
-	tk, closeTools, err := newToolkit(ctx, e, toolkit.Options{Permission: *pc, Logger: e.log, OnChange: onChange}, &pf)
+	defer h.Close() // cancels running calls, killing their processes, then releases the tools
+	srv, err := h.MCPServer()
 	if err != nil {
 		return err
-	}
-	defer closeTools()
-	sopts := mcp.ServerOptions{Name: "wasmtools", Version: versionString(), Logger: e.log}
-	if lib := pf.library; lib != nil {
-		// Each new session learns the skills as they are when it starts.
-		sopts.MoreInstructions = func() string { return skills.Prompt(lib.Skills()) }
-	}
-	srv := mcp.NewServer(tk, sopts)
-	current.Store(srv)
-	if err := srv.Refresh(ctx); err != nil {
-		return err
-	}
-	if pf.library != nil {
-		offerSkillPrompts(srv.SDK(), pf.library, pf.viewer, e.log)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e.log.Info("serving", slog.String("mode", string(pc.Mode)), slog.Any("workdirs", pc.WorkingDirs), slog.Int("tools", len(tk.Tools())))
+	pc, cfg := h.Permission(), h.Config()
+	e.log.Info("serving", slog.String("mode", string(pc.Mode)), slog.Any("workdirs", pc.WorkingDirs), slog.Int("tools", len(h.Toolkit().Tools())))
 
-	// On SIGINT/SIGTERM (or the end of standard input), running calls are
-	// cancelled, which kills their process groups, before the process
+	// On SIGINT/SIGTERM (or the end of standard input), h.Close cancels
+	// running calls, which kills their process groups, before the process
 	// exits: no child outlives the server.
-	defer srv.Shutdown(5 * time.Second)
-
 	if *httpAddr == "" {
 		// One malformed line is answered with a JSON-RPC error, never the
 		// end of the server.
-		err := srv.SDK().Run(ctx, &mcp.GuardedIOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}, Logger: e.log})
-		if err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
-			return err
-		}
-		return nil
+		return h.ServeMCP(ctx, &mcp.GuardedIOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}, Logger: e.log})
 	}
-	if *tokenFile == "" && pf.config != nil && pf.config.TokenFile != "" {
-		*tokenFile = pf.config.rel(pf.config.TokenFile)
+	if *tokenFile == "" {
+		*tokenFile = cfg.TokenFile // absolute already
 	}
 	var token []byte
 	if *tokenFile != "" {
@@ -142,9 +107,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	if pf.config != nil {
-		allowOrigins = append(allowOrigins, pf.config.AllowOrigins...)
-	}
+	allowOrigins = append(allowOrigins, cfg.AllowOrigins...)
 	ln, err := net.Listen("tcp", *httpAddr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *httpAddr, err)
@@ -154,11 +117,15 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		ln.Close()
 		return err
 	}
-	handler := srv.HTTPHandler(&sdk.StreamableHTTPOptions{
+	handler, err := h.HTTPHandler(&sdk.StreamableHTTPOptions{
 		SessionTimeout:               *sessionIdle,
 		PropagateRequestCancellation: true,
 		Logger:                       e.log,
 	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	hs := &http.Server{Handler: guard.wrap(handler), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stderr, "wasmtools: serving MCP on http://%s\n", ln.Addr())
 	errc := make(chan error, 1)
@@ -167,6 +134,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+		// Sessions end first: their open streams would keep the HTTP
+		// server's shutdown waiting.
 		srv.Shutdown(5 * time.Second)
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

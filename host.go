@@ -1,0 +1,448 @@
+package wasmtools
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wasmtools/wasmtools/host"
+	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/sandbox"
+	"github.com/wasmtools/wasmtools/skills"
+	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/mcp"
+)
+
+// Host is a running tool host: a toolkit holding the built-in tools, the
+// program's own tools, the plugins of the plugin folders, the skill viewer
+// and the tools of the MCP servers, judged by the permission context of
+// the Config, with the watchers that keep the folders' tools current.
+// Build it with Open and release it with Close.
+//
+// A Host is safe for concurrent use by any number of goroutines.
+type Host struct {
+	cfg  Config // resolved: paths absolute, slices owned
+	log  *slog.Logger
+	perm *permission.Context
+	tk   *toolkit.Toolkit
+	sb   *sandbox.Sandbox
+
+	lib    *skills.Library // nil without skill folders
+	viewer *skills.Viewer
+
+	plugins *host.Host // nil without plugin folders
+
+	// stopWatching ends the folder watchers and background loads; watches
+	// counts the goroutines that must end before the folders close.
+	stopWatching context.CancelFunc
+	watches      sync.WaitGroup
+
+	mu      sync.Mutex
+	folders []*host.Folder // guarded by mu: background loads append
+	clients []*mcp.Client
+	closed  bool // guarded by mu
+
+	// The MCP server is built on first use; onChange may run before that
+	// (a background plugin load), hence the atomic pointer.
+	srvMu  sync.Mutex
+	srv    atomic.Pointer[mcp.Server]
+	srvErr error
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open builds the host cfg describes. In order: the permission context
+// (mode, working directories, rules; the host's own files protected), the
+// OS sandbox of shell commands, the toolkit with the configured groups,
+// the built-in tools, cfg.Register, the plugin folders, the skill folders
+// and the MCP servers.
+//
+// A plugin that fails to load is logged and skipped (Folder.Failed lists
+// it); so is an MCP server that cannot be reached: one broken part never
+// stops the others. A plugin or skill folder that is not a folder, a
+// malformed MCP configuration file, a group or a plugin_group that does
+// not fit are errors. When Open fails it releases what it built.
+//
+// ctx bounds the opening (loading plugins and skills, connecting MCP
+// servers), not the host: the host runs until Close.
+func Open(ctx context.Context, cfg Config) (*Host, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, fmt.Errorf("%s%w", cfg.where(), err)
+	}
+	cfg, err := cfg.resolve()
+	if err != nil {
+		return nil, fmt.Errorf("%s%w", cfg.where(), err)
+	}
+	h := &Host{cfg: cfg, log: cmp.Or(cfg.Logger, slog.Default())}
+	h.cfg.Version = cmp.Or(cfg.Version, "(devel)")
+	// Reading the MCP configuration files first lets a mistake there stop
+	// the host before it starts anything.
+	servers, err := h.mcpServers()
+	if err != nil {
+		return nil, err
+	}
+	h.perm = h.permission()
+	if err := h.build(ctx, servers); err != nil {
+		h.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+// build does the work of Open once the configuration is resolved.
+func (h *Host) build(ctx context.Context, servers []mcp.ServerConfig) error {
+	cfg := &h.cfg
+	opts := cfg.Toolkit
+	opts.Permission = *h.perm.Clone()
+	opts.Logger = cmp.Or(opts.Logger, h.log)
+	opts.MaxResultChars = cmp.Or(opts.MaxResultChars, cfg.Limits.MaxResultChars)
+	opts.OffloadDir = cmp.Or(opts.OffloadDir, cfg.Limits.OffloadDir)
+	opts.MaxOffloadBytes = cmp.Or(opts.MaxOffloadBytes, cfg.Limits.MaxOffloadBytes)
+	opts.OnChange = h.onChange
+	h.tk = toolkit.New(opts)
+	for _, g := range cfg.Groups {
+		if err := h.tk.AddGroup(toolkit.Group{Name: g.Name, Description: g.Description, Instructions: g.Instructions, Active: g.Active}); err != nil {
+			return fmt.Errorf("%sgroups: %w", cfg.where(), err)
+		}
+	}
+	sb, err := sandbox.New(sandbox.Options{
+		Mode:      cfg.Sandbox.Mode,
+		NoNetwork: cfg.Sandbox.Network == Off,
+		Writable:  cfg.Sandbox.Writable,
+		Helper:    cfg.Sandbox.Helper,
+		Logger:    h.log,
+	})
+	if err != nil {
+		return fmt.Errorf("%ssandbox: %w", cfg.where(), err)
+	}
+	h.sb = sb
+	if err := registerBuiltins(h.tk, sb); err != nil {
+		return fmt.Errorf("register the built-in tools: %w", err)
+	}
+	if cfg.Register != nil {
+		if err := cfg.Register(h.tk); err != nil {
+			return fmt.Errorf("register the program's tools (Config.Register): %w", err)
+		}
+	}
+	// Watchers and background loads live as long as the host, not as
+	// long as Open's context; values (a trace id) still flow to them.
+	watchCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	h.stopWatching = stop
+	if len(cfg.Plugins) > 0 {
+		if err := h.openPlugins(ctx, watchCtx); err != nil {
+			return err
+		}
+	}
+	if len(cfg.Skills) > 0 {
+		if err := h.openSkills(watchCtx); err != nil {
+			return err
+		}
+	}
+	h.connectMCP(ctx, servers)
+	return nil
+}
+
+// permission returns the permission context of the resolved
+// configuration. The host's own files are Protected: the configuration
+// file, the MCP configuration files, the plugin and skill folders, and
+// each working directory's wasmtools.yaml. A tool call that may change
+// one asks in every mode: otherwise an agent in bypass mode could rewrite
+// what the host runs and how it decides.
+func (h *Host) permission() *permission.Context {
+	cfg := &h.cfg
+	pc := &permission.Context{
+		Mode:        cmp.Or(cfg.Mode, permission.ModeDefault),
+		WorkingDirs: slices.Clone(cfg.WorkingDirs),
+		Allow:       slices.Clone(cfg.Allow),
+		Deny:        slices.Clone(cfg.Deny),
+		Ask:         slices.Clone(cfg.Ask),
+	}
+	if cfg.File != "" {
+		pc.Protected = append(pc.Protected, cfg.File)
+	}
+	pc.Protected = append(pc.Protected, cfg.MCPConfigFiles...)
+	pc.Protected = append(pc.Protected, cfg.Plugins...)
+	pc.Protected = append(pc.Protected, cfg.Skills...)
+	ProtectWorkingDirs(pc)
+	return pc
+}
+
+// ProtectWorkingDirs adds the configuration file (ConfigFile) of each of
+// pc's working directories to pc.Protected: a host started there reads
+// it. Open does this for the host's permission context; a program that
+// judges calls under a context of its own (other working directories for
+// one request, say) calls it on that context.
+func ProtectWorkingDirs(pc *permission.Context) {
+	for _, wd := range pc.WorkingDirs {
+		f := filepath.Join(wd, ConfigFile)
+		if !slices.Contains(pc.Protected, f) {
+			pc.Protected = append(pc.Protected, f)
+		}
+	}
+}
+
+// mcpServers returns the servers of the configuration and of its MCP
+// configuration files.
+func (h *Host) mcpServers() ([]mcp.ServerConfig, error) {
+	servers := h.cfg.servers()
+	for _, file := range h.cfg.MCPConfigFiles {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("MCP configuration: %w", err)
+		}
+		more, err := mcp.ParseServers(file, data)
+		if err != nil {
+			return nil, err
+		}
+		servers = append(servers, more...)
+	}
+	return servers, nil
+}
+
+// openPlugins serves the plugin folders. With Watch on, each folder loads
+// in the background and then follows its changes: an MCP handshake never
+// waits for compiles, and tools appear as they are ready (OnChange).
+func (h *Host) openPlugins(ctx, watchCtx context.Context) error {
+	cfg := &h.cfg
+	if g := cfg.PluginGroup; g != "" && !slices.ContainsFunc(h.tk.Groups(), func(x toolkit.Group) bool { return x.Name == g }) {
+		return fmt.Errorf("%splugin_group %q is not one of the groups: add it under groups", cfg.where(), g)
+	}
+	hopts := cfg.PluginHost
+	hopts.Logger = cmp.Or(hopts.Logger, h.log)
+	hopts.Version = cmp.Or(hopts.Version, cfg.Version)
+	ph, err := host.New(hopts)
+	if err != nil {
+		return fmt.Errorf("start the plugin host: %w", err)
+	}
+	h.plugins = ph
+	grants := func(path string) host.Config {
+		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		return host.Config{Grants: cfg.Grants[name]}
+	}
+	for _, dir := range cfg.Plugins {
+		// A folder that does not exist yet is fine to watch, not to load.
+		if info, err := os.Stat(dir); err != nil && !cfg.Watch || err == nil && !info.IsDir() {
+			return fmt.Errorf("plugins %s: not a folder: give a folder of .wasm files (with Watch on, one that does not exist yet is waited for)", dir)
+		}
+		opts := host.FolderOptions{Config: grants, Group: cfg.PluginGroup}
+		if !cfg.Watch {
+			f, err := ph.OpenFolder(ctx, h.tk, dir, opts)
+			if err != nil {
+				return fmt.Errorf("plugins %s: %w", dir, err)
+			}
+			h.addFolder(f)
+			continue
+		}
+		h.watches.Go(func() {
+			f, err := ph.OpenFolder(watchCtx, h.tk, dir, opts)
+			if err != nil {
+				if watchCtx.Err() == nil { // not the host closing
+					h.log.Error("plugin folder not loaded", "dir", dir, "err", err)
+				}
+				return
+			}
+			if !h.addFolder(f) {
+				_ = f.Close(context.Background()) // the host closed meanwhile
+				return
+			}
+			h.log.Info("plugin folder loaded", "dir", dir, "failed", len(f.Failed()))
+			if err := f.Watch(watchCtx); err != nil {
+				h.log.Warn("plugin folder not watched; restart to pick up changes", "dir", dir, "err", err)
+			}
+		})
+	}
+	return nil
+}
+
+// addFolder records f for Folders and Close; false when the host has
+// closed, and f is the caller's to close.
+func (h *Host) addFolder(f *host.Folder) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return false
+	}
+	h.folders = append(h.folders, f)
+	return true
+}
+
+// openSkills serves the skills of the skill folders through the skill
+// viewer, following the folders' changes with Watch on.
+func (h *Host) openSkills(watchCtx context.Context) error {
+	h.lib = skills.NewLibrary(skills.Options{Logger: h.log})
+	viewer, err := skills.Attach(h.tk, h.lib)
+	if err != nil {
+		return fmt.Errorf("serve the skills: %w", err)
+	}
+	h.viewer = viewer
+	for _, dir := range h.cfg.Skills {
+		opts := skills.DirOptions{Recursive: true}
+		if h.cfg.Watch {
+			if err := skills.Watch(watchCtx, h.lib, dir, skills.WatchOptions{DirOptions: opts}); err != nil {
+				return fmt.Errorf("skills %s: %w", dir, err)
+			}
+			continue
+		}
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			return fmt.Errorf("skills %s: not a folder: give a folder holding a SKILL.md, or skill folders", dir)
+		}
+		if err := h.lib.LoadDir(dir, opts); err != nil {
+			return fmt.Errorf("skills %s: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// connectMCP connects to the MCP servers and registers their tools; a
+// server that cannot be reached is logged and skipped. When a server's
+// tool list changes, the toolkit follows.
+func (h *Host) connectMCP(ctx context.Context, servers []mcp.ServerConfig) {
+	for _, s := range servers {
+		var regOpts []toolkit.RegisterOption
+		if g := h.cfg.MCPServers[s.Name].Group; g != "" {
+			regOpts = append(regOpts, toolkit.InGroup(g))
+		}
+		regOpts = append(regOpts, toolkit.Replacing())
+		var mu sync.Mutex // tool list changes may be reported concurrently
+		registered := map[string]bool{}
+		follow := func(c *mcp.Client) {
+			mu.Lock()
+			defer mu.Unlock()
+			now := map[string]bool{}
+			for _, t := range c.Tools() {
+				now[t.Spec().Name] = true
+				if err := h.tk.Register(t, regOpts...); err != nil {
+					h.log.Warn("MCP tool not registered", "server", c.Name(), "tool", t.Spec().Name, "err", err)
+				}
+			}
+			for name := range registered {
+				if !now[name] {
+					_ = h.tk.Unregister(name)
+				}
+			}
+			registered = now
+		}
+		c, err := mcp.Connect(ctx, s, mcp.ClientOptions{Logger: h.log, OnToolsChanged: follow})
+		if err != nil {
+			h.log.Warn("MCP server not connected", "server", s.Name, "err", err)
+			continue
+		}
+		h.mu.Lock()
+		h.clients = append(h.clients, c)
+		h.mu.Unlock()
+	}
+}
+
+// onChange follows changes of the toolkit: the MCP server, if one was
+// built, refreshes its tool list and tells its clients; then the
+// program's callbacks run.
+func (h *Host) onChange(ch toolkit.Change) {
+	if srv := h.srv.Load(); srv != nil {
+		if err := srv.Refresh(context.Background()); err != nil {
+			h.log.Warn("tool list refresh failed", "err", err)
+		}
+		srv.LogAll("info", "wasmtools.reload", map[string]any{"added": ch.Added, "removed": ch.Removed, "replaced": ch.Replaced, "groups_changed": ch.Groups})
+	}
+	if f := h.cfg.OnChange; f != nil {
+		f(ch)
+	}
+	if f := h.cfg.Toolkit.OnChange; f != nil {
+		f(ch)
+	}
+}
+
+// Toolkit returns the toolkit the host serves: run calls through it
+// (NewTurn, Check), or register more tools.
+func (h *Host) Toolkit() *toolkit.Toolkit { return h.tk }
+
+// Permission returns a copy of the permission context the host judges
+// calls under: the Config's mode, working directories and rules, with the
+// host's own files protected.
+func (h *Host) Permission() *permission.Context { return h.perm.Clone() }
+
+// Config returns the configuration the host runs on: the Config given to
+// Open with every path absolute, the working directories defaulted and
+// Version set.
+func (h *Host) Config() Config {
+	return h.cfg.clone()
+}
+
+// Skills returns the skill library, or nil when the Config names no
+// skill folder.
+func (h *Host) Skills() *skills.Library { return h.lib }
+
+// Folders returns the plugin folders loaded so far. With Watch on,
+// folders load in the background: one appears here once its first load
+// is done.
+func (h *Host) Folders() []*host.Folder {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.folders)
+}
+
+// Sandbox returns the OS sandbox that confines the shell commands of the
+// built-in tools.
+func (h *Host) Sandbox() *sandbox.Sandbox { return h.sb }
+
+// Close stops the host: the MCP server's running calls are cancelled and
+// its sessions closed, the watchers stop, the plugin folders close
+// (waiting for running calls), then the plugin host and the MCP clients.
+// It returns the errors met. It is safe to call more than once, and
+// from any goroutine; Open calls it itself on the parts it built when it
+// fails.
+func (h *Host) Close() error {
+	h.closeOnce.Do(func() { h.closeErr = h.close() })
+	return h.closeErr
+}
+
+// closeTimeout bounds how long Close waits for the MCP server's running
+// calls once they are cancelled.
+const closeTimeout = 5 * time.Second
+
+func (h *Host) close() error {
+	h.srvMu.Lock()
+	srv := h.srv.Swap(nil)
+	h.srvErr = errors.New("wasmtools: the host is closed")
+	h.srvMu.Unlock()
+	if srv != nil {
+		srv.Shutdown(closeTimeout)
+	}
+	if h.stopWatching != nil {
+		h.stopWatching()
+	}
+	h.watches.Wait()
+	h.mu.Lock()
+	h.closed = true
+	folders, clients := h.folders, h.clients
+	h.folders, h.clients = nil, nil
+	h.mu.Unlock()
+	var errs []error
+	for _, f := range folders {
+		if err := f.Close(context.Background()); err != nil {
+			errs = append(errs, fmt.Errorf("close plugin folder %s: %w", f.Dir(), err))
+		}
+	}
+	if h.plugins != nil {
+		if err := h.plugins.Close(context.Background()); err != nil {
+			errs = append(errs, fmt.Errorf("close the plugin host: %w", err))
+		}
+	}
+	for _, c := range clients {
+		// Ending a stdio server may report how its process ended: news
+		// for the log, not a failure of Close.
+		if err := c.Close(); err != nil {
+			h.log.Debug("MCP server closed", "server", c.Name(), "err", err)
+		}
+	}
+	return errors.Join(errs...)
+}
