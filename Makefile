@@ -19,6 +19,7 @@ SUBMODULES := abi sdk-guest
 test: ## Run every test with the race detector (the README's test command).
 	$(GO) test -race ./...
 	cd sdk-guest && $(GO) test -race ./...
+	cd examples && $(GO) test -race ./...
 	@# Without the race detector: the hot-reload stress test at full size
 	@# (the detector makes 100 replacements too slow) and the resident
 	@# memory test (its shadow memory makes RSS meaningless).
@@ -36,6 +37,9 @@ lint: ## gofmt, go vet, staticcheck, go mod tidy, and cross-builds of the cgo-fr
 	for m in $(SUBMODULES); do (cd $$m && staticcheck ./...) || exit 1; done
 	$(GO) mod tidy -diff
 	for m in $(SUBMODULES); do (cd $$m && $(GO) mod tidy -diff) || exit 1; done
+	@# The examples are a module of their own (the OpenAI SDK stays out of
+	@# the library's dependencies).
+	cd examples && $(GO) vet ./... && staticcheck ./... && $(GO) mod tidy -diff
 	@# What a Windows or macOS user gets: every package that needs no cgo
 	@# builds (the shell analysis uses tree-sitter through cgo).
 	for os in windows darwin; do CGO_ENABLED=0 GOOS=$$os $(GO) build $$($(GO) list -f '{{if .GoFiles}}{{.ImportPath}} {{join .Deps " "}}{{end}}' ./... | grep -v go-tree-sitter | cut -d' ' -f1) || exit 1; done
