@@ -74,7 +74,9 @@ func ExampleToolkit_AddGroup() {
 	// error: The tool fetch belongs to the tool group "web", which is not active. Activate it by calling reset_tools with {"web": true} (and true for every other group you still need), then call fetch again.
 	// success: Active tool groups: web.
 	//
-	// ## web
+	// ## web (activated now)
+	// Fetch web pages
+	//
 	// Cite your sources.
 	// success: <html>example.org</html>
 }

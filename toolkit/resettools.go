@@ -16,7 +16,7 @@ type resetTool struct {
 	tk *Toolkit
 }
 
-const resetDescription = "Choose which tool groups are active. Set each group you need to true; every group not set to true is deactivated. The reply lists the active groups and their instructions."
+const resetDescription = "Choose which tool groups are active. Set each group you need to true; every group not set to true is deactivated. The reply lists the active groups, and describes the groups it activates with their instructions."
 
 func (tk *Toolkit) newResetEntry(r *registry) *entry {
 	t := &resetTool{tk: tk}
@@ -94,6 +94,15 @@ func (t *resetTool) Call(ctx context.Context, in Input) Stream {
 				strings.Join(unknown, ", "), strings.Join(r.gorder, ", ")))
 			return
 		}
+		// The groups an earlier reset_tools of the session activated: the
+		// model has read their instructions. (Groups active by default
+		// have not been described to it yet.)
+		before := map[string]bool{}
+		if names, set := rt.Session.ActiveGroups(); set {
+			for _, n := range names {
+				before[n] = true
+			}
+		}
 		// Keep the groups' own order so the reply is stable.
 		active := map[string]bool{}
 		for _, n := range want {
@@ -107,7 +116,7 @@ func (t *resetTool) Call(ctx context.Context, in Input) Stream {
 		}
 		rt.Session.SetActiveGroups(ordered)
 		yield(&Chunk{
-			Content:  []Block{TextBlock(resetReply(r, ordered))},
+			Content:  []Block{TextBlock(resetReply(r, ordered, before))},
 			State:    StateSuccess,
 			Last:     true,
 			Metadata: map[string]any{"active_groups": ordered},
@@ -115,15 +124,24 @@ func (t *resetTool) Call(ctx context.Context, in Input) Stream {
 	}
 }
 
-func resetReply(r *registry, active []string) string {
+// resetReply tells the model which groups are active now and, for each
+// group this call activated, what it is for and its instructions. Groups
+// that were active before are named only: their instructions are in the
+// conversation already, and repeating them at every call costs tokens.
+func resetReply(r *registry, active []string, before map[string]bool) string {
 	if len(active) == 0 {
 		return "No tool groups are active now; only the basic tools are available."
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Active tool groups: %s.", strings.Join(active, ", "))
 	for _, n := range active {
-		if ins := strings.TrimSpace(r.groups[n].Instructions); ins != "" {
-			fmt.Fprintf(&b, "\n\n## %s\n%s", n, ins)
+		if before[n] {
+			continue
+		}
+		g := r.groups[n]
+		fmt.Fprintf(&b, "\n\n## %s (activated now)\n%s", n, strings.TrimSpace(g.Description))
+		if ins := strings.TrimSpace(g.Instructions); ins != "" {
+			fmt.Fprintf(&b, "\n\n%s", ins)
 		}
 	}
 	return b.String()

@@ -62,6 +62,11 @@ type Options struct {
 	MaxOffloadBytes int64
 	// Logger receives the toolkit's logs; nil means slog.Default().
 	Logger *slog.Logger
+	// NoResetTools leaves the reset_tools meta tool out even when named
+	// groups exist (AgentScope's enableMetaTool off): the program
+	// activates groups itself, with SetActiveGroups, and the model only
+	// sees the tools of the groups active in its session.
+	NoResetTools bool
 	// OnChange is called after tools or groups are added or removed, on
 	// the goroutine that changed them, after the change is visible.
 	OnChange func(Change)
@@ -390,7 +395,7 @@ func (tk *Toolkit) update(f func(*registry) (Change, error)) error {
 	} else {
 		r.reset = old.reset
 	}
-	if len(r.groups) == 0 {
+	if len(r.groups) == 0 || tk.opts.NoResetTools {
 		r.reset = nil
 	}
 	tk.reg.Store(r)
@@ -485,6 +490,33 @@ func (tk *Toolkit) ActiveGroups(ctx context.Context, sessionID string) ([]string
 		}
 	}
 	return out, nil
+}
+
+// SetActiveGroups sets the named groups active in a session, and every
+// other group inactive, as a reset_tools call of the model would. It is
+// how a program activates groups itself (see Options.NoResetTools).
+// Unknown group names are an error and change nothing.
+func (tk *Toolkit) SetActiveGroups(ctx context.Context, sessionID string, names []string) error {
+	s, err := tk.store.Session(ctx, sessionID)
+	if err != nil {
+		return fmt.Errorf("session %q: %w", sessionID, err)
+	}
+	r := tk.reg.Load()
+	want := map[string]bool{}
+	for _, n := range names {
+		if _, ok := r.groups[n]; !ok {
+			return fmt.Errorf("set active groups: no tool group %q (the groups are: %s)", n, strings.Join(r.gorder, ", "))
+		}
+		want[n] = true
+	}
+	var ordered []string
+	for _, n := range r.gorder {
+		if want[n] {
+			ordered = append(ordered, n)
+		}
+	}
+	s.SetActiveGroups(ordered)
+	return nil
 }
 
 // sortedNames returns the tool names visible to a session, sorted, for

@@ -417,3 +417,97 @@ func TestSchemaRefsStayInside(t *testing.T) {
 		}
 	}
 }
+
+// TestResetToolsReply: the reply describes the groups a call activates,
+// with their instructions, and only names those active before.
+func TestResetToolsReply(t *testing.T) {
+	tk := New(Options{})
+	for _, g := range []Group{
+		{Name: "web", Description: "Fetch web pages.", Instructions: "Cite your sources."},
+		{Name: "db", Description: "Query the database.", Instructions: "Never write."},
+		{Name: "always", Description: "On from the start.", Instructions: "Be brief.", Active: true},
+	} {
+		if err := tk.AddGroup(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	call := func(args string) string {
+		t.Helper()
+		r, err := tk.Call(context.Background(), "s", Call{Name: ResetToolsName, Arguments: args}, TurnOptions{})
+		if err != nil || r.State != StateSuccess {
+			t.Fatalf("reset_tools %s: %v %+v", args, err, r)
+		}
+		return r.Text()
+	}
+	tests := []struct {
+		args          string
+		want, notWant []string
+	}{
+		// The first call describes every group it leaves active, the
+		// default-active one included: the model has not read it yet.
+		{`{"web":true,"always":true}`, []string{"Active tool groups: web, always.", "## web (activated now)\nFetch web pages.\n\nCite your sources.", "## always (activated now)\nOn from the start.\n\nBe brief."}, []string{"db"}},
+		// Already active groups are named, not described again.
+		{`{"web":true,"always":true,"db":true}`, []string{"Active tool groups: web, db, always.", "## db (activated now)\nQuery the database.\n\nNever write."}, []string{"Cite your sources.", "Be brief.", "## web", "## always"}},
+		{`{}`, []string{"No tool groups are active now"}, []string{"##"}},
+		{`{"web":true}`, []string{"## web (activated now)", "Cite your sources."}, nil},
+	}
+	for _, tt := range tests {
+		got := call(tt.args)
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("reset_tools %s: reply lacks %q:\n%s", tt.args, w, got)
+			}
+		}
+		for _, w := range tt.notWant {
+			if strings.Contains(got, w) {
+				t.Errorf("reset_tools %s: reply has %q:\n%s", tt.args, w, got)
+			}
+		}
+	}
+}
+
+// TestNoResetTools: without the meta tool the program activates groups
+// itself, and the model is not told to call a tool it does not have.
+func TestNoResetTools(t *testing.T) {
+	tk := New(Options{NoResetTools: true, Permission: permission.Context{Mode: permission.ModeBypass}})
+	if err := tk.AddGroup(Group{Name: "web", Description: "Fetch web pages."}); err != nil {
+		t.Fatal(err)
+	}
+	mustRegister(t, tk, cmdTool("fetch", true, allowAll), InGroup("web"))
+	names := func() []string {
+		defs, err := tk.Definitions(context.Background(), "s", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range defs {
+			out = append(out, d.Name)
+		}
+		return out
+	}
+	if got := names(); len(got) != 0 {
+		t.Errorf("tools offered with the group inactive and no meta tool: %v", got)
+	}
+	if _, ok := tk.Tool(ResetToolsName); ok {
+		t.Error("reset_tools is registered")
+	}
+	r, err := tk.Call(context.Background(), "s", Call{Name: "fetch", Arguments: `{"cmd":"x"}`}, TurnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Kind != KindInactive || strings.Contains(r.Text(), ResetToolsName) {
+		t.Errorf("inactive without the meta tool: %s %q", r.Kind, r.Text())
+	}
+	if err := tk.SetActiveGroups(context.Background(), "s", []string{"nope"}); err == nil {
+		t.Error("an unknown group was accepted")
+	}
+	if err := tk.SetActiveGroups(context.Background(), "s", []string{"web"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); len(got) != 1 || got[0] != "fetch" {
+		t.Errorf("tools after SetActiveGroups: %v", got)
+	}
+	if r, err := tk.Call(context.Background(), "s", Call{Name: "fetch", Arguments: `{"cmd":"x"}`}, TurnOptions{}); err != nil || r.State != StateSuccess {
+		t.Errorf("fetch after SetActiveGroups: %v %+v", err, r)
+	}
+}

@@ -484,9 +484,7 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 	}
 	if !t.opts.View.hasExternal(cs.call.Name) {
 		if active := r.activeGroups(t.session); !active[e.group] {
-			t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindInactive, fmt.Sprintf(
-				"The tool %s belongs to the tool group %q, which is not active. Activate it by calling %s with {%q: true} (and true for every other group you still need), then call %s again.",
-				cs.call.Name, e.group, ResetToolsName, e.group, cs.call.Name)))
+			t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindInactive, inactiveMessage(r, cs.call.Name, e.group)))
 			return
 		}
 	}
@@ -543,6 +541,16 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 	if e.spec.External {
 		cs.phase = phaseExternal
 	}
+}
+
+// inactiveMessage tells the model that a tool's group is not active and,
+// when the model can activate it, how.
+func inactiveMessage(r *registry, tool, group string) string {
+	if r.reset == nil {
+		return fmt.Sprintf("The tool %s belongs to the tool group %q, which is not active in this session; it cannot be used now. Use the tools you have.", tool, group)
+	}
+	return fmt.Sprintf("The tool %s belongs to the tool group %q, which is not active. Activate it by calling %s with {%q: true} (and true for every other group you still need), then call %s again.",
+		tool, group, ResetToolsName, group, tool)
 }
 
 func (v *View) hasExternal(name string) bool { _, ok := v.external(name); return ok }
@@ -615,7 +623,7 @@ func (t *Turn) unavailableMessage(r *registry, name string) string {
 	}
 	// A tool of an inactive group exists: say which group to activate.
 	if e := r.tools[name]; e != nil && !t.opts.View.toolkitHidden() {
-		return fmt.Sprintf("The tool %s belongs to the inactive group %q; call %s with {%q: true} first.", name, e.group, ResetToolsName, e.group)
+		return inactiveMessage(r, name, e.group)
 	}
 	if len(names) == 0 {
 		return fmt.Sprintf("The tool %s does not exist, and no tools are available.", name)
