@@ -102,10 +102,11 @@ const durationUnit = "nanoseconds"
 // in a plugin or in the host:
 //
 //   - a struct is an object of the fields encoding/json sees: exported
-//     fields named by their json tag (tag "-" leaves one out), untagged
-//     embedded structs promoted, a JSON name claimed twice going to the
-//     shallower field, or to the tagged one, or else to neither;
-//     other properties are not allowed;
+//     fields named by their json tag (tag "-" leaves one out), the
+//     fields of untagged embedded structs promoted (not through a pointer
+//     to an unexported struct, which encoding/json cannot allocate), a
+//     JSON name claimed twice going to the shallower field, or to the
+//     tagged one, or else to neither; other properties are not allowed;
 //   - a field is required unless its tag says omitempty or omitzero or
 //     its type is a pointer;
 //   - a pointer inside t has the schema of what it points to and also
@@ -493,7 +494,9 @@ func collectFields(t reflect.Type, depth int, path map[reflect.Type]bool, out *[
 			if ft.Kind() == reflect.Pointer {
 				ft = ft.Elem()
 			}
-			if !f.IsExported() && ft.Kind() != reflect.Struct {
+			if !f.IsExported() && (ft.Kind() != reflect.Struct || f.Type.Kind() == reflect.Pointer) {
+				// encoding/json cannot set an unexported field, nor
+				// allocate an unexported struct to promote fields from.
 				continue
 			}
 			if name == "" && ft.Kind() == reflect.Struct {

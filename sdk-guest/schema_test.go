@@ -28,22 +28,27 @@ type deepA struct {
 type deepB struct {
 	A string `json:"a"` // loses to embedding.A, which is shallower
 	B int    `json:"-"`
-	C string `json:"c"` // ties with deeper.C: both are dropped
+	C string // ties with deeper.C: both are dropped
 	X string // loses to deeper.Y, tagged with its name
 }
 
 type deeper struct {
 	deepA
 	B string `json:"b"` // loses to embedding.B, which is shallower
-	C string `json:"c"`
-	Y bool   `json:"X"`
+	C string
+	Y bool `json:"X"`
+}
+
+type hiddenPtr struct {
+	Hidden string `json:"hidden"`
 }
 
 // embedding exercises encoding/json's embedding rules.
 type embedding struct {
 	Embedded
 	Named Embedded `json:"named"`
-	*deeper
+	deeper
+	*hiddenPtr // encoding/json cannot allocate it: left out
 	deepB
 	A string `json:"a"` // shallower than both embedded a's: wins
 	B int    `json:"b"`

@@ -22,10 +22,11 @@ import (
 // has one schema whether it runs in the host or in a plugin:
 //
 //   - a struct is an object of the fields encoding/json sees: exported
-//     fields named by their json tag (tag "-" leaves one out), untagged
-//     embedded structs promoted, a JSON name claimed twice going to the
-//     shallower field, or to the tagged one, or else to neither;
-//     other properties are not allowed;
+//     fields named by their json tag (tag "-" leaves one out), the
+//     fields of untagged embedded structs promoted (not through a pointer
+//     to an unexported struct, which encoding/json cannot allocate), a
+//     JSON name claimed twice going to the shallower field, or to the
+//     tagged one, or else to neither; other properties are not allowed;
 //   - a field is required unless its tag says omitempty or omitzero or
 //     its type is a pointer;
 //   - a pointer has the schema of what it points to and also allows null
@@ -451,7 +452,9 @@ func collectFields(t reflect.Type, depth int, path map[reflect.Type]bool, out *[
 			if ft.Kind() == reflect.Pointer {
 				ft = ft.Elem()
 			}
-			if !f.IsExported() && ft.Kind() != reflect.Struct {
+			if !f.IsExported() && (ft.Kind() != reflect.Struct || f.Type.Kind() == reflect.Pointer) {
+				// encoding/json cannot set an unexported field, nor
+				// allocate an unexported struct to promote fields from.
 				continue
 			}
 			if name == "" && ft.Kind() == reflect.Struct {
