@@ -12,9 +12,9 @@ import (
 	"github.com/wasmtools/wasmtools/permission"
 )
 
-// FuncOptions tune a tool made by NewFunc or NewStreamFunc. The zero value gives the
-// reference's defaults: concurrency-safe, not read-only, schema inferred,
-// every call asks (not bypass-immune).
+// FuncOptions tune a tool made by NewFunc or NewStreamFunc. The zero
+// value gives the reference's defaults: concurrency-safe, not read-only,
+// schema inferred, every call asks (not bypass-immune).
 type FuncOptions struct {
 	// InputSchema replaces the inferred schema.
 	InputSchema json.RawMessage
@@ -116,11 +116,13 @@ func (e *argsError) Unwrap() error { return e.err }
 // result as chunks through emit, in order; the toolkit streams each one
 // as an EventChunk and folds them into the call's Response.
 //
-// emit returns an error when the chunk was not taken: ctx is done, or
-// whoever reads the stream has stopped. fn should then return at once;
-// what it returns is dropped, as nobody reads it. emit may be called from
-// several goroutines, one chunk at a time, but not after fn has returned,
-// and a chunk must not be changed once emitted. A nil chunk is skipped.
+// emit returns an error once no more chunks are wanted: ctx is done (the
+// error wraps ctx.Err()), or whoever reads the stream stopped reading
+// ([ErrStopped], returned by the emit of the last chunk read and every
+// one after). fn should then return at once; when the reader stopped,
+// what it returns is dropped. emit may be called from several goroutines,
+// one chunk at a time, but not after fn has returned, and a chunk must
+// not be changed once emitted. A nil chunk is skipped.
 //
 // fn returning an error ends the call with StateError and the error's
 // message after the chunks emitted so far; a cancelled ctx ends it with
