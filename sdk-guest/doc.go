@@ -18,12 +18,13 @@
 //	)
 //
 //	// Input is decoded from the call's JSON arguments; its JSON Schema is
-//	// inferred: json tags name the properties, a field is required
-//	// unless omitempty, jsonschema:"..." describes it, enum:"a,b" lists
-//	// its values.
+//	// inferred (see SchemaFor): json tags name the properties, a field
+//	// is required unless omitempty or a pointer, jsonschema:"..."
+//	// describes it, enum:"a,b" lists its values, default:"..." gives
+//	// its default.
 //	type Input struct {
 //		Text  string `json:"text" jsonschema:"the text to shout"`
-//		Times int    `json:"times,omitempty" jsonschema:"how many times (default 1)"`
+//		Times int    `json:"times,omitempty" jsonschema:"how many times" default:"1"`
 //		Case  string `json:"case,omitempty" enum:"upper,lower"`
 //	}
 //

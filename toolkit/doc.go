@@ -8,7 +8,9 @@
 // ([ReadOnlyChecker], [RuleMatcher], [Suggester], [RulesCoverer],
 // [ForeignRuleMatcher]) refine how the permission engine sees it. Results
 // stream as a [Stream] of [Chunk]s that the toolkit folds into one
-// [Response]. [NewFunc] makes a tool from a typed Go function.
+// [Response]. [NewFunc] makes a tool from a typed Go function, and
+// [NewStreamFunc] one that streams; [InferSchema] gives their input
+// schema, by the rules the guest SDK follows too.
 //
 // # Groups
 //

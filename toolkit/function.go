@@ -1,21 +1,20 @@
 package toolkit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
-	"strings"
-	"time"
-
-	"github.com/google/jsonschema-go/jsonschema"
+	"sync"
 
 	"github.com/wasmtools/wasmtools/permission"
 )
 
-// FuncOptions tune a tool made by NewFunc. The zero value gives the
-// reference's defaults: concurrency-safe, not read-only, schema inferred,
-// every call asks (not bypass-immune).
+// FuncOptions tune a tool made by NewFunc or NewStreamFunc. The zero
+// value gives the reference's defaults: concurrency-safe, not read-only,
+// schema inferred, every call asks (not bypass-immune).
 type FuncOptions struct {
 	// InputSchema replaces the inferred schema.
 	InputSchema json.RawMessage
@@ -27,14 +26,13 @@ type FuncOptions struct {
 	CheckPermissions func(ctx context.Context, input Input, pc *permission.Context) (permission.Decision, error)
 }
 
-// NewFunc makes a tool from a Go function. The input schema is inferred
-// from In, which must be a struct (or a map with string keys), with
-// google/jsonschema-go: field names follow the json tags, fields without
-// omitempty or omitzero are required, the `jsonschema:"..."` tag is the
-// description, and an `enum:"a,b,c"` tag lists the allowed values.
-// Fields take what encoding/json reads: []byte base64 text,
-// json.RawMessage any JSON value, time.Time RFC 3339 text, time.Duration
-// nanoseconds.
+// NewFunc makes a tool from a Go function. Unless opts.InputSchema
+// replaces it, the input schema is inferred from In by [InferSchema]:
+// fields follow their json tags, the `jsonschema:"..."` tag is a field's
+// description, `enum:"a,b,c"` its allowed values and `default:"..."` its
+// default. The toolkit validates the arguments against it, and what fits
+// is decoded into In with encoding/json (numbers in map[string]any or
+// any fields as json.Number).
 //
 // A string result becomes a text block; json.RawMessage is sent as it is;
 // any other result is encoded as JSON text. An error result ends the call
@@ -43,26 +41,161 @@ func NewFunc[In, Out any](name, description string, fn func(context.Context, In)
 	if fn == nil {
 		return nil, fmt.Errorf("tool %s: nil function", name)
 	}
-	schema := opts.InputSchema
+	spec, err := funcSpec[In](name, description, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &funcTool[In, Out]{spec: spec, fn: fn, check: opts.CheckPermissions}, nil
+}
+
+// funcSpec is the Spec of a function tool taking In.
+func funcSpec[In any](name, description string, opts FuncOptions) (Spec, error) {
+	// The caller's schema is copied: it stays theirs to change.
+	schema := bytes.Clone(opts.InputSchema)
 	if schema == nil {
 		s, err := InferSchema[In]()
 		if err != nil {
-			return nil, fmt.Errorf("tool %s: %w", name, err)
+			return Spec{}, fmt.Errorf("tool %s: %w", name, err)
 		}
 		schema = s
 	}
-	return &funcTool[In, Out]{
-		spec: Spec{
-			Name:            name,
-			Description:     description,
-			InputSchema:     schema,
-			ConcurrencySafe: !opts.Sequential,
-			ReadOnly:        opts.ReadOnly,
-			Source:          Source{Kind: SourceFunction},
-		},
-		fn:    fn,
-		check: opts.CheckPermissions,
+	return Spec{
+		Name:            name,
+		Description:     description,
+		InputSchema:     schema,
+		ConcurrencySafe: !opts.Sequential,
+		ReadOnly:        opts.ReadOnly,
+		Source:          Source{Kind: SourceFunction},
 	}, nil
+}
+
+// funcSpecCopy returns spec with schemas of its own, so that a caller
+// changing them cannot change the tool's.
+func funcSpecCopy(spec Spec) Spec {
+	spec.InputSchema = bytes.Clone(spec.InputSchema)
+	spec.OutputSchema = bytes.Clone(spec.OutputSchema)
+	return spec
+}
+
+// funcCheck is the permission check of a function tool: check when the
+// options gave one, else ASK.
+func funcCheck(ctx context.Context, name string, check func(context.Context, Input, *permission.Context) (permission.Decision, error), in Input, pc *permission.Context) (permission.Decision, error) {
+	if check != nil {
+		return check(ctx, in, pc)
+	}
+	return permission.AskDecision(fmt.Sprintf("Run %s?", name), "function tools ask by default"), nil
+}
+
+// decodeArgs decodes the call's arguments into arg. A failure is one the
+// model can fix (the schema let through a value In cannot hold, or the
+// schema was the caller's own), so its message names the field.
+func decodeArgs(in Input, arg any) error {
+	err := in.Decode(arg)
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return &argsError{fmt.Sprintf("invalid arguments: %s cannot be a JSON %s (it is a Go %s); correct it and call again", te.Field, te.Value, te.Type), err}
+	}
+	return &argsError{fmt.Sprintf("invalid arguments: %v; correct them and call again", err), err}
+}
+
+// argsError is a decoding failure told to the model in its own words; it
+// unwraps to encoding/json's error.
+type argsError struct {
+	msg string
+	err error
+}
+
+func (e *argsError) Error() string { return e.msg }
+func (e *argsError) Unwrap() error { return e.err }
+
+// NewStreamFunc makes a streaming tool from a Go function: the input is
+// inferred, validated and decoded as for [NewFunc], and fn sends the
+// result as chunks through emit, in order; the toolkit streams each one
+// as an EventChunk and folds them into the call's Response.
+//
+// emit returns an error once no more chunks are wanted: ctx is done (the
+// error wraps ctx.Err()), or whoever reads the stream stopped reading
+// ([ErrStopped], returned by the emit of the last chunk read and every
+// one after). fn should then return at once; when the reader stopped,
+// what it returns is dropped. emit may be called from several goroutines,
+// one chunk at a time, but not after fn has returned, and a chunk must
+// not be changed once emitted. A nil chunk is skipped.
+//
+// fn returning an error ends the call with StateError and the error's
+// message after the chunks emitted so far; a cancelled ctx ends it with
+// StateInterrupted.
+func NewStreamFunc[In any](name, description string, fn func(ctx context.Context, in In, emit func(*Chunk) error) error, opts FuncOptions) (Tool, error) {
+	if fn == nil {
+		return nil, fmt.Errorf("tool %s: nil function", name)
+	}
+	spec, err := funcSpec[In](name, description, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &streamFuncTool[In]{spec: spec, fn: fn, check: opts.CheckPermissions}, nil
+}
+
+// ErrStopped is what a stream function's emit returns once the stream's
+// reader has stopped reading.
+var ErrStopped = errors.New("the stream's reader stopped")
+
+type streamFuncTool[In any] struct {
+	spec  Spec
+	fn    func(context.Context, In, func(*Chunk) error) error
+	check func(context.Context, Input, *permission.Context) (permission.Decision, error)
+}
+
+// Spec returns a copy of the tool's spec.
+func (t *streamFuncTool[In]) Spec() Spec { return funcSpecCopy(t.spec) }
+
+// CheckPermissions answers with FuncOptions.CheckPermissions, or ASK.
+func (t *streamFuncTool[In]) CheckPermissions(ctx context.Context, in Input, pc *permission.Context) (permission.Decision, error) {
+	return funcCheck(ctx, t.spec.Name, t.check, in, pc)
+}
+
+// Call decodes the arguments and runs the function, yielding what it
+// emits.
+func (t *streamFuncTool[In]) Call(ctx context.Context, in Input) Stream {
+	return func(yield func(*Chunk, error) bool) {
+		var arg In
+		if err := decodeArgs(in, &arg); err != nil {
+			yield(nil, err)
+			return
+		}
+		// yield may not be called concurrently, after it returned false,
+		// or after this function returns (the range loop would panic):
+		// mu and closed keep emit to that, whatever fn does.
+		var (
+			mu     sync.Mutex
+			closed error
+		)
+		emit := func(c *Chunk) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if closed != nil {
+				return closed
+			}
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("chunk not sent: %w", err)
+			}
+			if c != nil && !yield(c, nil) {
+				closed = ErrStopped
+				return closed
+			}
+			return nil
+		}
+		err := t.fn(ctx, arg, emit)
+		mu.Lock()
+		defer mu.Unlock()
+		stopped := closed != nil
+		closed = errors.New("emit called after the stream function returned")
+		if err != nil && !stopped {
+			yield(nil, err)
+		}
+	}
 }
 
 type funcTool[In, Out any] struct {
@@ -71,20 +204,20 @@ type funcTool[In, Out any] struct {
 	check func(context.Context, Input, *permission.Context) (permission.Decision, error)
 }
 
-func (t *funcTool[In, Out]) Spec() Spec { return t.spec }
+// Spec returns a copy of the tool's spec.
+func (t *funcTool[In, Out]) Spec() Spec { return funcSpecCopy(t.spec) }
 
+// CheckPermissions answers with FuncOptions.CheckPermissions, or ASK.
 func (t *funcTool[In, Out]) CheckPermissions(ctx context.Context, in Input, pc *permission.Context) (permission.Decision, error) {
-	if t.check != nil {
-		return t.check(ctx, in, pc)
-	}
-	return permission.AskDecision(fmt.Sprintf("Run %s?", t.spec.Name), "function tools ask by default"), nil
+	return funcCheck(ctx, t.spec.Name, t.check, in, pc)
 }
 
+// Call decodes the arguments and runs the function.
 func (t *funcTool[In, Out]) Call(ctx context.Context, in Input) Stream {
 	return func(yield func(*Chunk, error) bool) {
 		var arg In
-		if err := in.Decode(&arg); err != nil {
-			yield(nil, fmt.Errorf("decode arguments: %w", err))
+		if err := decodeArgs(in, &arg); err != nil {
+			yield(nil, err)
 			return
 		}
 		out, err := t.fn(ctx, arg)
@@ -117,100 +250,4 @@ func resultText(v any) (string, error) {
 		return "", fmt.Errorf("encode result: %w", err)
 	}
 	return string(b), nil
-}
-
-// InferSchema returns the JSON Schema NewFunc infers for In.
-func InferSchema[In any]() (json.RawMessage, error) {
-	t := reflect.TypeFor[In]()
-	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: wireSchemas()})
-	if err != nil {
-		return nil, fmt.Errorf("infer input schema: %w", err)
-	}
-	applyEnumTags(t, s)
-	if s.Type != "object" {
-		return nil, fmt.Errorf("infer input schema: %s is not a struct or map: tool inputs are JSON objects", t)
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("encode input schema: %w", err)
-	}
-	return b, nil
-}
-
-// wireSchemas are the schemas of types whose JSON form is not what their
-// Go kind suggests: encoding/json writes []byte as a base64 string (not
-// an array of numbers), takes any JSON value for a json.RawMessage, and
-// writes a time.Time as an RFC 3339 string.
-func wireSchemas() map[reflect.Type]*jsonschema.Schema {
-	return map[reflect.Type]*jsonschema.Schema{
-		reflect.TypeFor[[]byte]():          {Type: "string", ContentEncoding: "base64"},
-		reflect.TypeFor[json.RawMessage](): {},
-		reflect.TypeFor[time.Time]():       {Type: "string", Format: "date-time"},
-	}
-}
-
-// applyEnumTags copies `enum:"a,b"` struct tags into the schema, walking
-// nested structs, pointers, slices and maps the way jsonschema-go does.
-func applyEnumTags(t reflect.Type, s *jsonschema.Schema) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if s == nil {
-		return
-	}
-	switch t.Kind() {
-	case reflect.Slice, reflect.Array:
-		applyEnumTags(t.Elem(), s.Items)
-	case reflect.Map:
-		applyEnumTags(t.Elem(), s.AdditionalProperties)
-	case reflect.Struct:
-		for f := range t.Fields() {
-			if !f.IsExported() {
-				continue
-			}
-			name := f.Name
-			if tag, ok := f.Tag.Lookup("json"); ok {
-				n, _, _ := strings.Cut(tag, ",")
-				if n == "-" {
-					continue
-				}
-				if n != "" {
-					name = n
-				}
-			}
-			prop := s.Properties[name]
-			if prop == nil {
-				continue
-			}
-			if enum, ok := f.Tag.Lookup("enum"); ok {
-				target, ft := prop, f.Type
-				for ft.Kind() == reflect.Pointer {
-					ft = ft.Elem()
-				}
-				if ft.Kind() == reflect.Slice && prop.Items != nil {
-					target = prop.Items // an enum on a list constrains its items
-				}
-				target.Enum = enumValues(f.Type, enum)
-			}
-			applyEnumTags(f.Type, prop)
-		}
-	}
-}
-
-func enumValues(t reflect.Type, tag string) []any {
-	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
-		t = t.Elem()
-	}
-	var out []any
-	for _, v := range strings.Split(tag, ",") {
-		v = strings.TrimSpace(v)
-		switch t.Kind() {
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
-			out = append(out, json.Number(v))
-		default:
-			out = append(out, v)
-		}
-	}
-	return out
 }

@@ -413,7 +413,7 @@ type ToolInfo struct {
 }
 
 // Tools lists the registered tools in registration order, reset_tools
-// last when it exists.
+// last when it exists. The schemas in the specs are copies.
 func (tk *Toolkit) Tools() []ToolInfo {
 	r := tk.reg.Load()
 	out := make([]ToolInfo, 0, len(r.order)+1)
@@ -424,6 +424,7 @@ func (tk *Toolkit) Tools() []ToolInfo {
 	if r.reset != nil {
 		out = append(out, ToolInfo{Spec: r.reset.spec, Group: BasicGroup})
 	}
+	detachSchemas(out)
 	return out
 }
 
