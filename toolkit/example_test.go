@@ -120,7 +120,7 @@ func ExampleNewFunc() {
 		fmt.Println(r.CallID, r.State, strings.SplitN(r.Text(), "\n", 2)[0])
 	}
 	// Output:
-	// {"type":"object","properties":{"celsius":{"type":"number","description":"the temperature to convert"},"to":{"type":"string","default":"fahrenheit","enum":["fahrenheit","kelvin"]}},"required":["celsius"],"additionalProperties":false}
+	// {"type":"object","properties":{"celsius":{"type":"number","description":"the temperature to convert"},"to":{"type":"string","enum":["fahrenheit","kelvin"],"default":"fahrenheit"}},"required":["celsius"],"additionalProperties":false}
 	// 1 success 70.7 °F
 	// 2 success 273.15 K
 	// 3 error Invalid arguments for convert: the arguments do not match the tool's input schema: at /celsius: got string, want number. Fix the arguments and call again.
