@@ -1,29 +1,28 @@
 package wasmtools
 
 import (
+	"errors"
+	"slices"
+
 	"github.com/wasmtools/wasmtools/sandbox"
 	"github.com/wasmtools/wasmtools/toolkit"
 	"github.com/wasmtools/wasmtools/toolkit/builtin"
 )
 
-// registerBuiltins registers the built-in tools on tk, their shell
-// commands confined by sb.
-//
-// It stands in for builtin.Register, which is on its way: once that lands
-// this helper goes and Open calls it instead.
-func registerBuiltins(tk *toolkit.Toolkit, sb *sandbox.Sandbox) error {
-	files := builtin.FileOptions{}
-	tools := []toolkit.Tool{
-		builtin.DefaultShellTool(builtin.BashOptions{Backend: &builtin.LocalBackend{Sandbox: sb}}, builtin.PowerShellOptions{}),
-		builtin.NewRead(files), builtin.NewWrite(files), builtin.NewEdit(files),
-		builtin.NewGlob(builtin.GlobOptions{}), builtin.NewGrep(builtin.GrepOptions{}),
+// registerBuiltins registers the built-in tools the configuration chooses
+// on tk, their shell commands confined by sb.
+func registerBuiltins(tk *toolkit.Toolkit, sb *sandbox.Sandbox, tools ToolsConfig) error {
+	// PowerShell does not run through the sandbox's helper: where the
+	// sandbox is required, a PowerShell tool would be the unconfined way
+	// around it.
+	if slices.Contains(tools.Enable, builtin.PowerShellName) && !slices.Contains(tools.Disable, builtin.PowerShellName) &&
+		sb.Status().Mode == sandbox.ModeRequired {
+		return errors.New("PowerShell commands cannot run in the OS sandbox, which sandbox.mode required demands of every command: leave PowerShell out of tools.enable, or set the sandbox mode to auto")
 	}
-	tools = append(tools, builtin.TaskTools()...)
-	tools = append(tools, builtin.NewAskUser())
-	for _, t := range tools {
-		if err := tk.Register(t); err != nil {
-			return err
-		}
-	}
-	return nil
+	return builtin.Register(tk, builtin.Options{
+		Bash:    builtin.BashOptions{Backend: &builtin.LocalBackend{Sandbox: sb}},
+		Enable:  tools.Enable,
+		Disable: tools.Disable,
+		Groups:  tools.Groups,
+	})
 }

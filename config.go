@@ -32,7 +32,7 @@ import (
 const ConfigFile = "wasmtools.yaml"
 
 // configFields lists the fields of the file, for error messages.
-const configFields = "mode, working_dirs, allow, deny, ask, plugins, plugin_group, skills, grants, groups, mcp_servers, limits, sandbox, token_file, allow_origins"
+const configFields = "mode, working_dirs, allow, deny, ask, tools, reset_tools, plugins, plugin_group, skills, grants, groups, mcp_servers, limits, sandbox, token_file, allow_origins"
 
 // Config describes a host: what wasmtools.yaml holds (the fields with a
 // yaml tag; LoadConfig reads them) and what only a program can give (the
@@ -64,6 +64,14 @@ type Config struct {
 	Allow Rules `yaml:"allow"`
 	Deny  Rules `yaml:"deny"`
 	Ask   Rules `yaml:"ask"`
+	// Tools chooses the built-in tools the host offers and puts them in
+	// groups.
+	Tools ToolsConfig `yaml:"tools"`
+	// ResetTools is on (the default) or off: off leaves the reset_tools
+	// meta tool out, so the model cannot change which groups are active;
+	// the groups marked active are the ones it gets (see
+	// toolkit.Options.NoResetTools).
+	ResetTools OnOff `yaml:"reset_tools"`
 	// Plugins are folders of .wasm plugins: the files directly in a folder
 	// join PluginGroup, each sub-folder is a tool group of its own (see
 	// host.Folder).
@@ -206,6 +214,22 @@ func (g *Grants) UnmarshalYAML(n *yaml.Node) error {
 	}
 	*g = out
 	return nil
+}
+
+// ToolsConfig chooses the built-in tools (see builtin.Names for their
+// names) and their groups.
+type ToolsConfig struct {
+	// Enable names the built-in tools to offer; empty means all of them
+	// (with the one shell that suits the system: Bash, or PowerShell on
+	// Windows; naming both offers both).
+	Enable []string `yaml:"enable"`
+	// Disable names built-in tools not to offer: they are not listed, so
+	// the model does not try them.
+	Disable []string `yaml:"disable"`
+	// Groups puts built-in tools in named tool groups (one of Groups), by
+	// tool name: {Bash: shell} offers Bash only once a session activates
+	// the shell group with reset_tools.
+	Groups map[string]string `yaml:"groups"`
 }
 
 // Group is a named tool group.

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -178,5 +179,19 @@ func TestConfigREADMEExample(t *testing.T) {
 	}
 	if s, ok := c.MCPServers["everything"]; !ok || !s.TrustReadOnlyHint {
 		t.Errorf("the README example's everything server: %+v, want trust_read_only_hint", s)
+	}
+	if c.Tools.Groups["Bash"] != "shell" || !slices.Contains(c.Tools.Disable, "PowerShell") || c.ResetTools != wasmtools.On {
+		t.Errorf("the README example's tools: %+v, reset_tools %q", c.Tools, c.ResetTools)
+	}
+	// It opens: its tool names and groups are real.
+	c.Plugins, c.Skills, c.MCPServers = nil, nil, nil // not there beside the test's copy
+	c.PluginGroup = ""
+	h, err := wasmtools.Open(t.Context(), c)
+	if err != nil {
+		t.Fatalf("the README example does not open: %v", err)
+	}
+	defer h.Close()
+	if _, ok := h.Toolkit().Tool("PowerShell"); ok {
+		t.Error("the README example's disabled PowerShell is registered")
 	}
 }

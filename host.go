@@ -109,6 +109,7 @@ func (h *Host) build(ctx context.Context, servers []mcp.ServerConfig) error {
 	opts.OffloadDir = cmp.Or(opts.OffloadDir, cfg.Limits.OffloadDir)
 	opts.MaxOffloadBytes = cmp.Or(opts.MaxOffloadBytes, cfg.Limits.MaxOffloadBytes)
 	opts.OnChange = h.onChange
+	opts.NoResetTools = opts.NoResetTools || cfg.ResetTools == Off
 	h.tk = toolkit.New(opts)
 	for _, g := range cfg.Groups {
 		if err := h.tk.AddGroup(toolkit.Group{Name: g.Name, Description: g.Description, Instructions: g.Instructions, Active: g.Active}); err != nil {
@@ -126,8 +127,8 @@ func (h *Host) build(ctx context.Context, servers []mcp.ServerConfig) error {
 		return fmt.Errorf("%ssandbox: %w", cfg.where(), err)
 	}
 	h.sb = sb
-	if err := registerBuiltins(h.tk, sb); err != nil {
-		return fmt.Errorf("register the built-in tools: %w", err)
+	if err := registerBuiltins(h.tk, sb, cfg.Tools); err != nil {
+		return fmt.Errorf("%stools: %w", cfg.where(), err)
 	}
 	if cfg.Register != nil {
 		if err := cfg.Register(h.tk); err != nil {

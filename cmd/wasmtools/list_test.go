@@ -108,3 +108,24 @@ func TestListText(t *testing.T) {
 		}
 	}
 }
+
+// TestListTools: --tools offers only the built-ins it names; an unknown
+// name is a usage error that lists the real ones.
+func TestListTools(t *testing.T) {
+	r := runBinary(t, nil, "", "list", "--json", "--tools", "Read, Glob")
+	if r.code != exitOK {
+		t.Fatalf("exit code %d\n%s", r.code, r)
+	}
+	out := decodeObject(t, r.stdout, "tools", "groups", "skills", "broken_skills", "broken_plugins", "skills_prompt", "sandbox")
+	var names []string
+	for _, tool := range out["tools"].([]any) {
+		names = append(names, tool.(map[string]any)["name"].(string))
+	}
+	if !slices.Equal(names, []string{"Read", "Glob"}) {
+		t.Errorf("--tools Read,Glob lists %v", names)
+	}
+	r = runBinary(t, nil, "", "list", "--tools", "Read,Bsh")
+	if r.code != exitUsage || !strings.Contains(r.stderr, `"Bsh" is not a built-in tool`) || !strings.Contains(r.stderr, "Bash") {
+		t.Errorf("--tools with a typo: exit %d\n%s", r.code, r.stderr)
+	}
+}

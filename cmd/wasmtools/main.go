@@ -40,6 +40,7 @@ import (
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/sandbox"
 	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/builtin"
 )
 
 // Exit codes.
@@ -292,6 +293,8 @@ type permFlags struct {
 	noWatch          bool         // --no-watch: load folders once
 	mcpConfigs       []string     // MCP server configuration files
 	configPath       string       // --config, or "" for ./wasmtools.yaml if present
+	tools            []string     // --tools: the built-in tools to offer
+	toolsSet         bool         // --tools was given
 	sandboxMode      sandbox.Mode // --sandbox, or "" for the configuration's
 }
 
@@ -330,6 +333,21 @@ func (p *permFlags) register(fs *flag.FlagSet) {
 		return nil
 	})
 	p.registerSandbox(fs)
+	fs.Func("tools", "offer only these built-in `tools`, comma-separated (e.g. Read,Glob,Grep; default: the configuration's tools.enable, else all)", func(s string) error {
+		p.tools, p.toolsSet = nil, true
+		for _, n := range strings.Split(s, ",") {
+			if n = strings.TrimSpace(n); n == "" {
+				continue
+			} else if !slices.Contains(builtin.Names(), n) {
+				return fmt.Errorf("%q is not a built-in tool; the built-in tools are %s", n, strings.Join(builtin.Names(), ", "))
+			}
+			p.tools = append(p.tools, n)
+		}
+		if len(p.tools) == 0 {
+			return errors.New("name at least one tool (the built-in tools are " + strings.Join(builtin.Names(), ", ") + ")")
+		}
+		return nil
+	})
 	fs.BoolVar(&p.noWatch, "no-watch", false, "load plugin and skill folders once instead of following their changes (serve)")
 	fs.Func("plugins", "load every .wasm plugin in `dir`ectory (grants from each NAME.json beside NAME.wasm); repeatable", func(s string) error {
 		dir, err := filepath.Abs(s)
@@ -390,6 +408,11 @@ func (p *permFlags) config(e *env, watch bool) (wt.Config, error) {
 	}
 	if p.sandboxMode != "" {
 		cfg.Sandbox.Mode = p.sandboxMode
+	}
+	if p.toolsSet {
+		// --tools replaces the file's choice of built-ins; the file's
+		// groups for them stay.
+		cfg.Tools.Enable, cfg.Tools.Disable = p.tools, nil
 	}
 	cfg.Watch = watch && !p.noWatch
 	cfg.Logger = e.log
