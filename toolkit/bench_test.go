@@ -83,6 +83,15 @@ type exportIn struct {
 
 // exportDefs are the definitions of 25 tools, as a model step exports.
 func exportDefs(b *testing.B) []Definition {
+	defs, err := exportToolkit(b).Definitions(context.Background(), "s", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return defs
+}
+
+// exportToolkit holds 25 tools.
+func exportToolkit(b *testing.B) *Toolkit {
 	tk := New(Options{})
 	for i := range 25 {
 		tool, err := NewFunc(fmt.Sprintf("tool_%02d", i), "A tool of the export benchmark.",
@@ -94,11 +103,7 @@ func exportDefs(b *testing.B) []Definition {
 			b.Fatal(err)
 		}
 	}
-	defs, err := tk.Definitions(context.Background(), "s", nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return defs
+	return tk
 }
 
 // BenchmarkExport is the cost of turning one model step's 25 tool
@@ -123,4 +128,29 @@ func BenchmarkExport(b *testing.B) {
 			_ = MCP(defs)
 		}
 	})
+}
+
+// BenchmarkModelStep is what a model step pays for its tool list: the
+// session's definitions (schemas copied) and their export.
+func BenchmarkModelStep(b *testing.B) {
+	tk := exportToolkit(b)
+	ctx := context.Background()
+	for _, f := range []struct {
+		name   string
+		export func([]Definition)
+	}{
+		{"OpenAI", func(d []Definition) { _ = OpenAI(d) }},
+		{"Anthropic", func(d []Definition) { _ = Anthropic(d) }},
+	} {
+		b.Run(f.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				defs, err := tk.Definitions(ctx, "s", nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				f.export(defs)
+			}
+		})
+	}
 }

@@ -98,3 +98,36 @@ func BenchmarkTools(b *testing.B) {
 		}
 	}
 }
+
+// TestDefinitionsAreCopies: changing what Definitions returned changes
+// neither the next Definitions nor the OpenAI export of the tools.
+func TestDefinitionsAreCopies(t *testing.T) {
+	tk := toolkit.New(toolkit.Options{})
+	schema := `{"type":"object","title":"T","properties":{"a":{"type":"string","title":"A"}}}`
+	tool, err := toolkit.NewFunc("f", "d", func(context.Context, map[string]any) (string, error) { return "", nil },
+		toolkit.FuncOptions{InputSchema: json.RawMessage(schema)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tk.Register(tool); err != nil {
+		t.Fatal(err)
+	}
+	defs, err := tk.Definitions(context.Background(), "s", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := string(toolkit.OpenAI(defs)[0].Function.Parameters)
+	for i := range defs[0].InputSchema {
+		defs[0].InputSchema[i] = ' '
+	}
+	again, err := tk.Definitions(context.Background(), "s", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(again[0].InputSchema) != schema {
+		t.Errorf("Definitions after a caller changed its copy: %s", again[0].InputSchema)
+	}
+	if got := string(toolkit.OpenAI(again)[0].Function.Parameters); got != before || strings.Contains(got, "title") {
+		t.Errorf("OpenAI export after a caller changed its copy: %s, want %s", got, before)
+	}
+}

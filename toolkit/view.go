@@ -63,7 +63,8 @@ type Definition struct {
 
 // Definitions returns the tools a session sees: tools of its active groups
 // (and reset_tools, whose schema shows the groups active now), combined
-// with the view's external tools. view may be nil.
+// with the view's external tools. view may be nil. The schemas are
+// copies: the caller may change them.
 func (tk *Toolkit) Definitions(ctx context.Context, sessionID string, view *View) ([]Definition, error) {
 	s, err := tk.store.Session(ctx, sessionID)
 	if err != nil {
@@ -96,6 +97,7 @@ func (tk *Toolkit) Definitions(ctx context.Context, sessionID string, view *View
 		d.InputSchema = resetSchema(r, active)
 		out = append(out, d)
 	}
+	detachDefinitions(out)
 	return out, nil
 }
 
@@ -146,8 +148,7 @@ type MCPAnnotations struct {
 // keys stripped from the schemas as OpenAI expects. For the definitions
 // of registered tools the stripped schema is made once, at registration:
 // a model step costs what Anthropic's format does. Like the other
-// formats, the result shares its schemas' bytes with the toolkit: copy
-// them before changing them.
+// formats, the result shares its schemas' bytes with defs.
 func OpenAI(defs []Definition) []OpenAIFunction {
 	out := make([]OpenAIFunction, len(defs))
 	for i, d := range defs {
