@@ -81,7 +81,10 @@ type Config struct {
 	// empty means the basic group.
 	PluginGroup string `yaml:"plugin_group"`
 	// Skills are folders of skills: a folder holding a SKILL.md, or one
-	// holding skill folders at any depth.
+	// holding skill folders at any depth. They are layers in this order:
+	// a skill of a later folder overrides the skill of the same name of an
+	// earlier one (Host.Skills().Overridden reports it), also while
+	// Watch follows the folders.
 	Skills []string `yaml:"skills"`
 	// Grants are the capabilities of plugins, by plugin name (the file
 	// name without .wasm), spelled as in a plugin's NAME.json sidecar.

@@ -43,7 +43,7 @@ func ExampleOpen() {
 		fmt.Printf("%s: %s\n", command, d.Behavior)
 	}
 	// Output:
-	// Bash Read Write Edit Glob Grep TaskCreate TaskGet TaskList TaskUpdate AskUser
+	// Bash Read Write Edit Glob Grep TaskCreate TaskGet TaskList TaskUpdate TodoWrite AskUser
 	// ls -la: allow
 	// rm -r build: deny
 }

@@ -278,7 +278,9 @@ func (h *Host) addFolder(f *host.Folder) bool {
 }
 
 // openSkills serves the skills of the skill folders through the skill
-// viewer, following the folders' changes with Watch on.
+// viewer, following the folders' changes with Watch on. The folders are
+// loaded in the order of the Config, which makes that order the
+// library's layering: a later folder's skill overrides an earlier one's.
 func (h *Host) openSkills(watchCtx context.Context) error {
 	h.lib = skills.NewLibrary(skills.Options{Logger: h.log})
 	viewer, err := skills.Attach(h.tk, h.lib)

@@ -507,3 +507,42 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// TestOpenSkillLayers opens a host whose configuration names two skill
+// folders and follows them: the later folder's skill serves through the
+// viewer, live, and the earlier one's comes back when it goes.
+func TestOpenSkillLayers(t *testing.T) {
+	dir := t.TempDir()
+	writeSkill(t, filepath.Join(dir, "shared"), "review", "Shared review steps.", "shared body")
+	if err := os.MkdirAll(filepath.Join(dir, "mine"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := writeFile(t, dir, "wasmtools.yaml", []byte("skills: [shared, mine]\n"))
+	cfg := load(t, path)
+	cfg.Watch = true
+	h := open(t, cfg)
+	read := func() string {
+		return toolkittest.Call(t, h.Toolkit(), "s", "Skill", map[string]any{"skill": "review"}).Text()
+	}
+	poll := func(what string, cond func() bool) {
+		t.Helper()
+		waitFor(t, what, nil, cond)
+	}
+	if got := read(); got != "shared body" {
+		t.Fatalf("before the override: %q", got)
+	}
+
+	writeSkill(t, filepath.Join(dir, "mine"), "review", "My review steps.", "my body")
+	poll("the later folder's skill to serve", func() bool { return read() == "my body" })
+	if o := h.Skills().Overridden(); len(o) != 1 || o[0].Dir != filepath.Join(dir, "mine", "review") || o[0].Shadowed != filepath.Join(dir, "shared", "review") {
+		t.Errorf("Overridden() = %+v", o)
+	}
+
+	if err := os.RemoveAll(filepath.Join(dir, "mine", "review")); err != nil {
+		t.Fatal(err)
+	}
+	poll("the earlier folder's skill to serve again", func() bool { return read() == "shared body" })
+	if o := h.Skills().Overridden(); len(o) != 0 {
+		t.Errorf("Overridden() after removing the winner = %+v", o)
+	}
+}

@@ -5,7 +5,9 @@
 // A [Library] holds the skills a host serves, loaded from folders
 // ([Library.LoadDir]) or given in memory ([Library.Add]). A skill that does
 // not parse is never fatal: it is recorded as [Broken] with the reason and
-// the last good version, if any, keeps serving.
+// the last good version, if any, keeps serving. Folders are layers: a
+// skill of a folder loaded later overrides the skill of the same name of
+// an earlier folder, and [Library.Overridden] reports it.
 //
 // Skills are not tools. The model reads them through the viewer tool
 // ([NewViewer], named "Skill"), and [Prompt] writes the system-prompt

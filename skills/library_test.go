@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -112,18 +113,170 @@ func TestLoadDirKeepsLastGoodVersion(t *testing.T) {
 	}
 }
 
-func TestLoadDirDuplicateNames(t *testing.T) {
+func TestLoadDirLayers(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string // path below the test's folder -> SKILL.md text
+		load  []string          // roots, in load order (a root may repeat)
+		// want: description of x that serves, the overrides as
+		// "dir>shadowed" (folders relative to the test's folder) and the
+		// broken SKILL.md files, relative too.
+		want      string
+		overrides []string
+		broken    []string
+	}{
+		{
+			name:      "later root overrides",
+			files:     map[string]string{"a/x": "from a", "b/x": "from b"},
+			load:      []string{"a", "b"},
+			want:      "from b",
+			overrides: []string{"b/x>a/x"},
+		},
+		{
+			name:      "reloading an earlier root keeps its place",
+			files:     map[string]string{"a/x": "from a", "b/x": "from b"},
+			load:      []string{"a", "b", "a", "a"},
+			want:      "from b",
+			overrides: []string{"b/x>a/x"},
+		},
+		{
+			name:      "order is the order given",
+			files:     map[string]string{"a/x": "from a", "b/x": "from b"},
+			load:      []string{"b", "a"},
+			want:      "from a",
+			overrides: []string{"a/x>b/x"},
+		},
+		{
+			name:      "three roots, nearest shadowed first",
+			files:     map[string]string{"a/x": "from a", "b/x": "from b", "c/x": "from c"},
+			load:      []string{"a", "b", "c"},
+			want:      "from c",
+			overrides: []string{"c/x>b/x", "c/x>a/x"},
+		},
+		{
+			name:      "root without the name leaves the earlier one serving",
+			files:     map[string]string{"a/x": "from a", "b/y": "other"},
+			load:      []string{"a", "b"},
+			want:      "from a",
+			overrides: nil,
+		},
+		{
+			name:      "two of one name in one root conflict, the root still overrides",
+			files:     map[string]string{"a/x": "from a", "b/x1": "from b/x1", "b/x2": "from b/x2"},
+			load:      []string{"a", "b"},
+			want:      "from b/x1",
+			overrides: []string{"b/x1>a/x"},
+			broken:    []string{"b/x2/SKILL.md"},
+		},
+		{
+			name:      "a root inside another is no override",
+			files:     map[string]string{"a/team/x": "nested"},
+			load:      []string{"a", "a/team"},
+			want:      "nested",
+			overrides: nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for rel, desc := range tt.files {
+				// A skill's name is its folder's, without digits: b/x1 and
+				// b/x2 are both x.
+				name := strings.TrimRight(path.Base(rel), "0123456789")
+				writeFile(t, dir, rel+"/SKILL.md", skillMD(name, desc, ""))
+			}
+			lib := NewLibrary(Options{Logger: quietLogger()})
+			for _, root := range tt.load {
+				if err := lib.LoadDir(filepath.Join(dir, root), DirOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if s, _ := lib.Skill("x"); s.Description != tt.want {
+				t.Errorf("x = %q, want %q", s.Description, tt.want)
+			}
+			rel := func(p string) string {
+				r, err := filepath.Rel(dir, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return filepath.ToSlash(r)
+			}
+			var overrides []string
+			for _, o := range lib.Overridden() {
+				if o.Name != "x" {
+					t.Errorf("override of %q, want only x", o.Name)
+				}
+				overrides = append(overrides, rel(o.Dir)+">"+rel(o.Shadowed))
+			}
+			if strings.Join(overrides, " ") != strings.Join(tt.overrides, " ") {
+				t.Errorf("overrides = %q, want %q", overrides, tt.overrides)
+			}
+			var broken []string
+			for _, b := range lib.Broken() {
+				broken = append(broken, rel(b.Path))
+				if !strings.Contains(b.Err, "same skills folder") {
+					t.Errorf("broken %s: %q, want it to name the conflict in one folder", b.Path, b.Err)
+				}
+			}
+			if strings.Join(broken, " ") != strings.Join(tt.broken, " ") {
+				t.Errorf("broken = %q, want %q", broken, tt.broken)
+			}
+		})
+	}
+}
+
+func TestLayersChangeAndMemory(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	writeFile(t, a, "x/SKILL.md", skillMD("x", "from a", ""))
 	writeFile(t, b, "x/SKILL.md", skillMD("x", "from b", ""))
-	lib := NewLibrary(Options{Logger: quietLogger()})
-	_ = lib.LoadDir(a, DirOptions{})
-	_ = lib.LoadDir(b, DirOptions{})
-	if s, _ := lib.Skill("x"); s.Description != "from a" {
-		t.Errorf("x = %q, want the first one loaded", s.Description)
+	changes := 0
+	lib := NewLibrary(Options{Logger: quietLogger(), OnChange: func() { changes++ }})
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
-	if br := lib.Broken(); len(br) != 1 || !strings.Contains(br[0].Err, "already used") {
-		t.Errorf("broken = %+v", br)
+	description := func() string { s, _ := lib.Skill("x"); return s.Description }
+	must(lib.LoadDir(a, DirOptions{}))
+	must(lib.LoadDir(b, DirOptions{}))
+
+	// An edit of the shadowed skill changes nothing a reader sees.
+	before := changes
+	writeFile(t, a, "x/SKILL.md", skillMD("x", "from a, edited", ""))
+	must(lib.LoadDir(a, DirOptions{}))
+	if description() != "from b" || changes != before {
+		t.Errorf("after editing the shadowed skill: x = %q, %d change(s); want from b, none", description(), changes-before)
+	}
+
+	// An in-memory skill overrides every folder.
+	must(lib.Add(Skill{Name: "x", Description: "in memory"}))
+	if o := lib.Overridden(); description() != "in memory" || len(o) != 2 || o[0].Dir != "" || o[0].Shadowed != filepath.Join(b, "x") {
+		t.Errorf("after Add: x = %q, overrides %+v", description(), o)
+	}
+
+	// Remove takes the name out of every layer; a reload of a folder
+	// brings its own back.
+	if !lib.Remove("x") {
+		t.Error("Remove(x) = false, want true")
+	}
+	if _, ok := lib.Skill("x"); ok || len(lib.Overridden()) != 0 {
+		t.Errorf("after Remove: %v, overrides %+v", names(lib.Skills()), lib.Overridden())
+	}
+	must(lib.LoadDir(a, DirOptions{}))
+	if description() != "from a, edited" {
+		t.Errorf("after reloading a: x = %q", description())
+	}
+	must(lib.LoadDir(b, DirOptions{}))
+	if description() != "from b" {
+		t.Errorf("after reloading b: x = %q", description())
+	}
+
+	// The winner's folder goes: the earlier root's skill serves again.
+	must(os.RemoveAll(filepath.Join(b, "x")))
+	must(lib.LoadDir(b, DirOptions{}))
+	if description() != "from a, edited" || len(lib.Overridden()) != 0 {
+		t.Errorf("after removing b/x: x = %q, overrides %+v", description(), lib.Overridden())
 	}
 }
 

@@ -27,6 +27,10 @@ type WatchOptions struct {
 // and created again (its skills go away, then come back). Watch returns
 // once the first load is done and the watch is set up; the watch itself
 // runs in a goroutine that ends with ctx.
+//
+// Watching several roots keeps their layering (see Library): call Watch
+// for each in order, lowest first, and every reload of a root keeps the
+// place its first load gave it.
 func Watch(ctx context.Context, lib *Library, root string, opts WatchOptions) error {
 	if opts.Debounce <= 0 {
 		opts.Debounce = DefaultDebounce

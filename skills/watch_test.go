@@ -113,3 +113,53 @@ func TestWatchMissingParent(t *testing.T) {
 		t.Fatal("Watch of a folder without parent succeeded")
 	}
 }
+
+// TestWatchLayers follows two watched roots: the later one overrides live,
+// an edit under the earlier one leaves the override alone, and removing the
+// winner lets the earlier skill serve again.
+func TestWatchLayers(t *testing.T) {
+	parent := t.TempDir()
+	a, b := filepath.Join(parent, "shared"), filepath.Join(parent, "mine")
+	writeFile(t, a, "x/SKILL.md", skillMD("x", "shared", ""))
+	if err := os.MkdirAll(b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lib := NewLibrary(Options{Logger: quietLogger()})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, root := range []string{a, b} {
+		if err := Watch(ctx, lib, root, WatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	description := func(name string) string { s, _ := lib.Skill(name); return s.Description }
+	if description("x") != "shared" {
+		t.Fatalf("initial load: x = %q", description("x"))
+	}
+
+	writeFile(t, b, "x/SKILL.md", skillMD("x", "mine", ""))
+	eventually(t, "later root overrides", func() bool { return description("x") == "mine" })
+	if o := lib.Overridden(); len(o) != 1 || o[0].Dir != filepath.Join(b, "x") || o[0].Shadowed != filepath.Join(a, "x") {
+		t.Errorf("overrides = %+v, want mine/x over shared/x", o)
+	}
+
+	// An edit of the shadowed skill, and a new skill beside it to know
+	// when the reload of the earlier root is done.
+	writeFile(t, a, "x/SKILL.md", skillMD("x", "shared v2", ""))
+	writeFile(t, a, "marker/SKILL.md", skillMD("marker", "Reloaded.", ""))
+	eventually(t, "earlier root reloaded", func() bool { return description("marker") == "Reloaded." })
+	if description("x") != "mine" {
+		t.Errorf("an edit under the earlier root displaced the later skill: x = %q", description("x"))
+	}
+
+	if err := os.RemoveAll(filepath.Join(b, "x")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "earlier skill serves again", func() bool { return description("x") == "shared v2" })
+	if o := lib.Overridden(); len(o) != 0 {
+		t.Errorf("overrides after removing the winner = %+v, want none", o)
+	}
+	if br := lib.Broken(); len(br) != 0 {
+		t.Errorf("broken = %+v, want none", br)
+	}
+}

@@ -192,12 +192,24 @@ type TaskList interface {
 	Create(t Task) Task
 	// Get returns a task or ErrNoTask.
 	Get(id string) (Task, error)
-	// List returns the tasks in creation order.
+	// List returns the tasks in creation order, or in the order the last
+	// Replace gave them (tasks created since come after).
 	List() []Task
 	// Update applies change to a copy of the task and stores it when change
 	// returns nil. A change that sets Status to TaskDeleted removes the
 	// task and every reference to it from other tasks.
 	Update(id string, change func(*Task) error) (Task, error)
+	// Replace rewrites the whole list at once: change gets a copy of the
+	// tasks (as List returns them) and returns the new list, in its order;
+	// when change returns nil, that list is stored and returned, else the
+	// list stays as it was. A task whose ID names an existing task replaces
+	// it (its CreatedAt is kept); a task with an empty ID is new and gets
+	// the next id, the Status pending when empty, and CreatedAt. Tasks left
+	// out (or given the Status TaskDeleted) are removed with every
+	// reference to them. An ID that names no task, or names one twice, is
+	// an error (wrapping ErrNoTask for the former) and changes nothing.
+	// The whole change is atomic with respect to the other methods.
+	Replace(change func([]Task) ([]Task, error)) ([]Task, error)
 }
 
 type memoryTasks struct {
@@ -268,6 +280,68 @@ func (l *memoryTasks) Update(id string, change func(*Task) error) (Task, error) 
 	}
 	l.tasks[id] = t
 	return t.clone(), nil
+}
+
+func (l *memoryTasks) Replace(change func([]Task) ([]Task, error)) ([]Task, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	current := make([]Task, 0, len(l.order))
+	for _, id := range l.order {
+		current = append(current, l.tasks[id].clone())
+	}
+	next, err := change(current)
+	if err != nil {
+		return nil, err
+	}
+	// Check every id before assigning any, so a bad list changes nothing
+	// (not even the id counter).
+	seen := map[string]bool{}
+	for _, t := range next {
+		if t.ID == "" {
+			continue
+		}
+		if _, ok := l.tasks[t.ID]; !ok {
+			return nil, fmt.Errorf("task %q: %w", t.ID, ErrNoTask)
+		}
+		if seen[t.ID] {
+			return nil, fmt.Errorf("task %q is in the new list twice", t.ID)
+		}
+		seen[t.ID] = true
+	}
+	now := time.Now().UTC()
+	tasks := make(map[string]Task, len(next))
+	order := make([]string, 0, len(next))
+	for _, t := range next {
+		if t.Status == TaskDeleted {
+			continue
+		}
+		t = t.clone()
+		if t.ID == "" {
+			t.ID = strconv.Itoa(l.next)
+			l.next++
+			t.CreatedAt = now
+		} else {
+			t.CreatedAt = l.tasks[t.ID].CreatedAt
+		}
+		if t.Status == "" {
+			t.Status = TaskPending
+		}
+		tasks[t.ID] = t
+		order = append(order, t.ID)
+	}
+	// Links to tasks that are gone would dangle.
+	gone := func(id string) bool { _, ok := tasks[id]; return !ok }
+	for id, t := range tasks {
+		t.Blocks = slices.DeleteFunc(t.Blocks, gone)
+		t.BlockedBy = slices.DeleteFunc(t.BlockedBy, gone)
+		tasks[id] = t
+	}
+	l.tasks, l.order = tasks, order
+	out := make([]Task, 0, len(order))
+	for _, id := range order {
+		out = append(out, tasks[id].clone())
+	}
+	return out, nil
 }
 
 // FileStamp identifies one version of a file as a backend sees it.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,5 +117,105 @@ func TestSessionGrantedRulesAndGroups(t *testing.T) {
 	s2, _ := store.Session(context.Background(), "s")
 	if len(s2.GrantedRules()) != 0 {
 		t.Fatal("Drop kept the session")
+	}
+}
+
+func TestTaskListReplace(t *testing.T) {
+	ids := func(tasks []Task) []string {
+		var out []string
+		for _, task := range tasks {
+			out = append(out, task.ID+":"+task.Subject+":"+string(task.Status))
+		}
+		return out
+	}
+	tests := []struct {
+		name    string
+		change  func(current []Task) []Task
+		want    []string // id:subject:status of the list after
+		wantErr error    // errors.Is; nil with errText empty: success
+		errText string
+	}{
+		{
+			name: "reorder, keep, add and drop",
+			change: func(cur []Task) []Task {
+				cur[2].Status = TaskCompleted
+				return []Task{cur[2], {Subject: "new"}, cur[0]}
+			},
+			want: []string{"3:c:completed", "4:new:pending", "1:a:pending"},
+		},
+		{
+			name:   "deleted status drops the task",
+			change: func(cur []Task) []Task { cur[1].Status = TaskDeleted; return cur },
+			want:   []string{"1:a:pending", "3:c:in_progress"},
+		},
+		{
+			name:   "empty list",
+			change: func([]Task) []Task { return nil },
+			want:   nil,
+		},
+		{
+			name:    "unknown id",
+			change:  func(cur []Task) []Task { return append(cur, Task{ID: "99", Subject: "x"}) },
+			wantErr: ErrNoTask,
+		},
+		{
+			name:    "id twice",
+			change:  func(cur []Task) []Task { return append(cur, cur[0]) },
+			errText: "twice",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := NewMemoryStore().Session(context.Background(), "s")
+			tl := s.Tasks()
+			a := tl.Create(Task{Subject: "a", Blocks: []string{"2"}})
+			tl.Create(Task{Subject: "b", BlockedBy: []string{"1"}, Blocks: []string{"3"}})
+			tl.Create(Task{Subject: "c", Status: TaskInProgress, BlockedBy: []string{"2"}})
+			before := ids(tl.List())
+			got, err := tl.Replace(func(cur []Task) ([]Task, error) { return tt.change(cur), nil })
+			if tt.wantErr != nil || tt.errText != "" {
+				if err == nil || tt.wantErr != nil && !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), tt.errText) {
+					t.Fatalf("err = %v, want %v %q", err, tt.wantErr, tt.errText)
+				}
+				if after := ids(tl.List()); !slices.Equal(after, before) {
+					t.Errorf("a refused Replace changed the list: %v", after)
+				}
+				if d := tl.Create(Task{Subject: "d"}); d.ID != "4" {
+					t.Errorf("a refused Replace used ids: next is %s", d.ID)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ids(got), tt.want) || !slices.Equal(ids(tl.List()), tt.want) {
+				t.Errorf("returned %v, listed %v, want %v", ids(got), ids(tl.List()), tt.want)
+			}
+			// Links to removed tasks are gone; kept tasks keep their
+			// creation time.
+			for _, task := range tl.List() {
+				for _, id := range append(slices.Clone(task.Blocks), task.BlockedBy...) {
+					if _, err := tl.Get(id); err != nil {
+						t.Errorf("task %s links to %s: %v", task.ID, id, err)
+					}
+				}
+				if task.ID == "1" && !task.CreatedAt.Equal(a.CreatedAt) {
+					t.Errorf("task 1 created at %v, was %v", task.CreatedAt, a.CreatedAt)
+				}
+				if task.CreatedAt.IsZero() {
+					t.Errorf("task %s has no creation time", task.ID)
+				}
+			}
+		})
+	}
+
+	// A change that fails leaves the list as it was.
+	s, _ := NewMemoryStore().Session(context.Background(), "s")
+	s.Tasks().Create(Task{Subject: "a"})
+	if _, err := s.Tasks().Replace(func([]Task) ([]Task, error) { return nil, errors.New("no") }); err == nil {
+		t.Fatal("a failing change was stored")
+	}
+	if len(s.Tasks().List()) != 1 {
+		t.Error("a failing change altered the list")
 	}
 }

@@ -20,7 +20,8 @@ import (
 const listHelp = `Usage: wasmtools list [flags]
 
 List prints the registered tools, the named tool groups and the skills
-of the --skills folders (broken ones with the reason). A tool is
+of the --skills folders (broken ones with the reason, overridden ones
+with the folder that overrides them). A tool is
 active when its group is active in a new session: tools without a group
 (the "basic" group) always are; a named group is active by default when
 its configuration says so, and a session switches groups on and off by
@@ -43,10 +44,18 @@ With --json the output is one object:
 	 "groups": [{"name", "description", "active"}],
 	 "skills": [{"name", "description", "dir", "group", "activates", "allowed_tools", "license", "metadata"}],
 	 "broken_skills": [{"path", "error", "serving"}],
+	 "overridden_skills": [{"name", "dir", "shadowed"}],
 	 "broken_plugins": [{"path", "error"}],
 	 "skills_prompt": "...",
 	 "sandbox": {"mode", "enforced", "supported", "abi", "network",
 	             "network_confinement", "writable", "reason"}}
+
+Skill folders are layers, in the order given (the file's skills: first,
+then each --skills): a skill of a later folder overrides the skill of
+the same name of an earlier folder. "overridden_skills" lists each skill
+that does not serve for that reason: its name, the folder of the skill
+that serves ("dir") and its own folder ("shadowed"). Two skills of one
+name in the same folder are a conflict, listed in "broken_skills".
 
 "sandbox" is the OS sandbox of shell commands (--sandbox, sandbox: in
 wasmtools.yaml): its mode (auto, required, off), whether commands run
@@ -123,7 +132,7 @@ func runList(ctx context.Context, e *env, args []string) error {
 		groups = append(groups, listedGroup{Name: g.Name, Description: g.Description, Active: slices.Contains(active, g.Name)})
 	}
 
-	visible, broken := []skills.Skill{}, []skills.Broken{}
+	visible, broken, overridden := []skills.Skill{}, []skills.Broken{}, []skills.Override{}
 	if lib := h.Skills(); lib != nil {
 		for _, s := range lib.Skills() {
 			if s.Group == "" || slices.Contains(active, s.Group) {
@@ -131,6 +140,7 @@ func runList(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		broken = lib.Broken()
+		overridden = lib.Overridden()
 	}
 	brokenPlugins := []brokenPlugin{}
 	for _, f := range h.Folders() {
@@ -147,17 +157,18 @@ func runList(ctx context.Context, e *env, args []string) error {
 
 	if *asJSON {
 		return writeJSON(e.stdout, struct {
-			Tools         []listedTool    `json:"tools"`
-			Groups        []listedGroup   `json:"groups"`
-			Skills        []skills.Skill  `json:"skills"`
-			BrokenSkills  []skills.Broken `json:"broken_skills"`
-			BrokenPlugins []brokenPlugin  `json:"broken_plugins"`
-			SkillsPrompt  string          `json:"skills_prompt"`
-			Sandbox       sandbox.Status  `json:"sandbox"`
-		}{tools, groups, visible, broken, brokenPlugins, prompt, h.Sandbox().Status()})
+			Tools            []listedTool      `json:"tools"`
+			Groups           []listedGroup     `json:"groups"`
+			Skills           []skills.Skill    `json:"skills"`
+			BrokenSkills     []skills.Broken   `json:"broken_skills"`
+			OverriddenSkills []skills.Override `json:"overridden_skills"`
+			BrokenPlugins    []brokenPlugin    `json:"broken_plugins"`
+			SkillsPrompt     string            `json:"skills_prompt"`
+			Sandbox          sandbox.Status    `json:"sandbox"`
+		}{tools, groups, visible, broken, overridden, brokenPlugins, prompt, h.Sandbox().Status()})
 	}
 	defer printSandbox(e.stdout, h.Sandbox().Status())
-	defer printSkills(e.stdout, visible, broken, brokenPlugins)
+	defer printSkills(e.stdout, visible, broken, overridden, brokenPlugins)
 	if len(tools) == 0 {
 		fmt.Fprintf(e.stdout, "No tools are registered. The built-in tools and plugins are not in this build yet;\nset %s=1 to try the two demo tools.\n", demoToolsEnv)
 		return nil
@@ -183,9 +194,9 @@ func runList(ctx context.Context, e *env, args []string) error {
 	return tw.Flush()
 }
 
-// printSkills prints the skills table, the broken skills and the broken
-// plugins, if any.
-func printSkills(w io.Writer, visible []skills.Skill, broken []skills.Broken, brokenPlugins []brokenPlugin) {
+// printSkills prints the skills table, the broken and the overridden
+// skills and the broken plugins, if any.
+func printSkills(w io.Writer, visible []skills.Skill, broken []skills.Broken, overridden []skills.Override, brokenPlugins []brokenPlugin) {
 	if len(visible) > 0 {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -201,6 +212,11 @@ func printSkills(w io.Writer, visible []skills.Skill, broken []skills.Broken, br
 			fmt.Fprintf(w, " (still serving the last good version of %s)", b.Serving)
 		}
 		fmt.Fprintln(w)
+	}
+	for _, o := range overridden {
+		// Not a fault, but worth a line: an operator who edits the
+		// shadowed copy would otherwise wonder why nothing changes.
+		fmt.Fprintf(w, "\nOVERRIDDEN SKILL %s in %s: %s serves instead (a later skills folder wins)\n", o.Name, o.Shadowed, cmp.Or(o.Dir, "an in-memory skill"))
 	}
 	for _, b := range brokenPlugins {
 		fmt.Fprintf(w, "\nBROKEN PLUGIN %s: %s\n", b.Path, b.Err)

@@ -324,7 +324,7 @@ func (p *permFlags) register(fs *flag.FlagSet) {
 		p.mcpConfigs = append(p.mcpConfigs, s)
 		return nil
 	})
-	fs.Func("skills", "serve the skills in `dir`ectory: a folder with a SKILL.md, or one holding skill folders at any depth; repeatable", func(s string) error {
+	fs.Func("skills", "serve the skills in `dir`ectory: a folder with a SKILL.md, or one holding skill folders at any depth; repeatable: a later folder's skill overrides an earlier one's of the same name", func(s string) error {
 		dir, err := filepath.Abs(s)
 		if err != nil {
 			return err
@@ -398,7 +398,9 @@ func (p *permFlags) config(e *env, watch bool) (wt.Config, error) {
 	cfg.Deny = append(slices.Clip(p.deny), cfg.Deny...)
 	cfg.Ask = append(slices.Clip(p.ask), cfg.Ask...)
 	cfg.Plugins = append(slices.Clip(p.plugins), cfg.Plugins...)
-	cfg.Skills = append(slices.Clip(p.skillDirs), cfg.Skills...)
+	// Skill folders are layers, later ones overriding earlier ones: the
+	// flags come after the file, so a folder given for this run wins.
+	cfg.Skills = append(slices.Clip(cfg.Skills), p.skillDirs...)
 	for _, f := range p.mcpConfigs {
 		abs, err := filepath.Abs(f) // relative to the current directory, not the file's
 		if err != nil {

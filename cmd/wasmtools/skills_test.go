@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +38,7 @@ func TestListSkills(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s", r.code, r)
 	}
-	out := decodeObject(t, r.stdout, "tools", "groups", "skills", "broken_skills", "broken_plugins", "skills_prompt", "sandbox")
+	out := decodeObject(t, r.stdout, "tools", "groups", "skills", "broken_skills", "overridden_skills", "broken_plugins", "skills_prompt", "sandbox")
 	skills, _ := out["skills"].([]any)
 	if len(skills) != 1 || skills[0].(map[string]any)["name"] != "pdf" || skills[0].(map[string]any)["dir"] != filepath.Join(dir, "pdf") {
 		t.Errorf("skills = %v", out["skills"])
@@ -202,5 +203,66 @@ func TestServeNoWatch(t *testing.T) {
 	// The session's instructions list the skills loaded when it began.
 	if ins := cs.InitializeResult().Instructions; !strings.Contains(ins, "pdf") || !strings.Contains(ins, "PDF files.") {
 		t.Errorf("the session's instructions do not list the skills: %q", ins)
+	}
+}
+
+// TestListSkillLayers lists two skill folders holding a skill of the same
+// name: the later folder's serves and the earlier one is reported as
+// overridden, not broken. Folders of the flags come after the file's.
+func TestListSkillLayers(t *testing.T) {
+	shared, mine := t.TempDir(), t.TempDir()
+	writeSkill(t, shared, "review", "Shared review steps.", "shared body")
+	writeSkill(t, shared, "pdf", "Work with PDF files.", "body")
+	writeSkill(t, mine, "review", "My review steps.", "my body")
+	config := filepath.Join(t.TempDir(), "wasmtools.yaml")
+	if err := os.WriteFile(config, []byte("skills: ["+shared+"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"two flags", []string{"--skills", shared, "--skills", mine}},
+		{"file then flag", []string{"--config", config, "--skills", mine}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runBinary(t, nil, "", append([]string{"list", "--json"}, tt.args...)...)
+			if r.code != exitOK {
+				t.Fatalf("exit %d\n%s", r.code, r)
+			}
+			out := decodeObject(t, r.stdout, "tools", "groups", "skills", "broken_skills", "overridden_skills", "broken_plugins", "skills_prompt", "sandbox")
+			served := map[string]string{}
+			for _, s := range out["skills"].([]any) {
+				m := s.(map[string]any)
+				served[m["name"].(string)] = m["dir"].(string)
+			}
+			if served["review"] != filepath.Join(mine, "review") || served["pdf"] != filepath.Join(shared, "pdf") || len(served) != 2 {
+				t.Errorf("skills = %v, want review from %s and pdf from %s", served, mine, shared)
+			}
+			want := []any{map[string]any{"name": "review", "dir": filepath.Join(mine, "review"), "shadowed": filepath.Join(shared, "review")}}
+			if got := out["overridden_skills"]; !reflect.DeepEqual(got, want) {
+				t.Errorf("overridden_skills = %v, want %v", got, want)
+			}
+			if got := out["broken_skills"].([]any); len(got) != 0 {
+				t.Errorf("broken_skills = %v, want none", got)
+			}
+			if p := out["skills_prompt"].(string); !strings.Contains(p, "My review steps.") || strings.Contains(p, "Shared review steps.") {
+				t.Errorf("skills_prompt lists the overridden skill:\n%s", p)
+			}
+		})
+	}
+
+	r := runBinary(t, nil, "", "list", "--skills", shared, "--skills", mine)
+	want := "OVERRIDDEN SKILL review in " + filepath.Join(shared, "review") + ": " + filepath.Join(mine, "review") + " serves instead"
+	if r.code != exitOK || !strings.Contains(r.stdout, want) {
+		t.Errorf("text list lacks %q:\n%s", want, r)
+	}
+
+	// The later folder's skill is the one the viewer reads.
+	r = runBinary(t, nil, "", "call", "Skill", `{"skill": "review"}`, "--skills", shared, "--skills", mine)
+	if r.code != exitOK || !strings.Contains(r.stdout, "my body") {
+		t.Errorf("Skill review: %s", r)
 	}
 }

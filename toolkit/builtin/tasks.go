@@ -17,7 +17,7 @@ import (
 
 // The task tools share the session's task list (toolkit.SessionState.Tasks):
 // the model plans its work there and other agents of the session can pick
-// tasks up. They are coordination tools: they change nothing outside the
+// tasks up. TodoWrite (todowrite.go) writes the same list whole. They are coordination tools: they change nothing outside the
 // session, so they are allowed in every permission mode, EXPLORE included
 // (AgentScope denies them there because they are not marked read-only).
 
@@ -45,9 +45,10 @@ func NewTaskList() *TaskList { return &TaskList{} }
 // NewTaskUpdate returns the TaskUpdate tool.
 func NewTaskUpdate() *TaskUpdate { return &TaskUpdate{} }
 
-// TaskTools returns the four task tools, ready to register together.
+// TaskTools returns the task tools, ready to register together: the four
+// Task* tools and TodoWrite, which all work on the session's one list.
 func TaskTools() []toolkit.Tool {
-	return []toolkit.Tool{NewTaskCreate(), NewTaskGet(), NewTaskList(), NewTaskUpdate()}
+	return []toolkit.Tool{NewTaskCreate(), NewTaskGet(), NewTaskList(), NewTaskUpdate(), NewTodoWrite()}
 }
 
 var (

@@ -69,6 +69,7 @@ func TestTaskToolSpecs(t *testing.T) {
 		{NewTaskGet(), "TaskGet", true, true},
 		{NewTaskList(), "TaskList", true, true},
 		{NewTaskUpdate(), "TaskUpdate", false, false},
+		{NewTodoWrite(), "TodoWrite", false, false},
 	}
 	for _, tt := range tests {
 		s := tt.tool.Spec()
@@ -101,6 +102,7 @@ func TestTaskToolsAllowedInEveryMode(t *testing.T) {
 		{Name: "TaskGet", Arguments: `{"task_id":"1"}`},
 		{Name: "TaskList", Arguments: `{}`},
 		{Name: "TaskUpdate", Arguments: `{"task_id":"1","status":"completed"}`},
+		{Name: "TodoWrite", Arguments: `{"todos":[{"content":"c","status":"in_progress","activeForm":"a"}]}`},
 	}
 	for _, mode := range permission.Modes {
 		tk := newTaskToolkit(t, mode)
@@ -347,6 +349,7 @@ func TestTaskToolsWithoutSession(t *testing.T) {
 		"TaskGet":    {"task_id": "1"},
 		"TaskList":   {},
 		"TaskUpdate": {"task_id": "1"},
+		"TodoWrite":  {"todos": []any{}},
 	}
 	for _, tool := range TaskTools() {
 		name := tool.Spec().Name
