@@ -34,5 +34,5 @@ func ExampleRegister() {
 	// tasks TaskCreate
 	// tasks TaskList
 	// basic reset_tools
-	// builtin: Disable names "Cat", which is not a built-in tool; the built-in tools are Bash, PowerShell, Read, Write, Edit, Glob, Grep, TaskCreate, TaskGet, TaskList, TaskUpdate, AskUser
+	// builtin: Disable names "Cat", which is not a built-in tool; the built-in tools are Bash, PowerShell, Read, Write, Edit, Glob, Grep, TaskCreate, TaskGet, TaskList, TaskUpdate, TodoWrite, AskUser
 }

@@ -46,13 +46,14 @@ const (
 	TaskGetName    = "TaskGet"
 	TaskListName   = "TaskList"
 	TaskUpdateName = "TaskUpdate"
+	TodoWriteName  = "TodoWrite"
 )
 
 // Names returns the names of the built-in tools, in the order Register
 // registers them; both shells are among them.
 func Names() []string {
 	return []string{BashName, PowerShellName, ReadName, WriteName, EditName, GlobName, GrepName,
-		TaskCreateName, TaskGetName, TaskListName, TaskUpdateName, AskUserName}
+		TaskCreateName, TaskGetName, TaskListName, TaskUpdateName, TodoWriteName, AskUserName}
 }
 
 // Register registers the built-in tools in tk as one change (listeners
@@ -75,7 +76,11 @@ func Register(tk *toolkit.Toolkit, opts Options) error {
 		if group != "" {
 			ro = append(ro, toolkit.InGroup(group))
 		}
-		b.Register(newTool(name, opts), ro...)
+		t := newTool(name, opts)
+		if t == nil {
+			return fmt.Errorf("register the built-in tools: no constructor for %s (a bug in package builtin)", name)
+		}
+		b.Register(t, ro...)
 	}
 	if err := tk.Apply(&b); err != nil {
 		return fmt.Errorf("register the built-in tools: %w", err)
@@ -145,7 +150,10 @@ func newTool(name string, opts Options) toolkit.Tool {
 		return NewTaskList()
 	case TaskUpdateName:
 		return NewTaskUpdate()
-	default: // chosen let through only Names
+	case TodoWriteName:
+		return NewTodoWrite()
+	case AskUserName:
 		return NewAskUser()
 	}
+	return nil // chosen lets through only Names, each of which has a case
 }

@@ -43,7 +43,7 @@ func TestRegister(t *testing.T) {
 				Groups: map[string]string{"Bash": "shell", "PowerShell": "shell", "Read": toolkit.BasicGroup}},
 			want: map[string]string{"Bash": "shell", "PowerShell": "shell", "Read": toolkit.BasicGroup, "TaskList": "tasks"}},
 		{name: "unknown name in Enable", opts: builtin.Options{Enable: []string{"Read", "Cat"}},
-			err: `Enable names "Cat", which is not a built-in tool; the built-in tools are Bash, PowerShell, Read, Write, Edit, Glob, Grep, TaskCreate, TaskGet, TaskList, TaskUpdate, AskUser`},
+			err: `Enable names "Cat", which is not a built-in tool; the built-in tools are Bash, PowerShell, Read, Write, Edit, Glob, Grep, TaskCreate, TaskGet, TaskList, TaskUpdate, TodoWrite, AskUser`},
 		{name: "unknown name in Disable", opts: builtin.Options{Disable: []string{"bash"}}, err: `Disable names "bash"`},
 		{name: "unknown name in Groups", opts: builtin.Options{Groups: map[string]string{"Shell": "x"}}, err: `Groups names "Shell"`},
 		{name: "missing group", opts: builtin.Options{Group: "files"}, err: `group "files" does not exist: add it with AddGroup first`},
