@@ -51,7 +51,8 @@ type FolderOptions struct {
 	// DefaultDebounce.
 	Debounce time.Duration
 	// OnEvent is told about every load, replacement, removal and failure,
-	// outside any lock.
+	// outside any lock, on the goroutine that applied the change (the one
+	// calling Sync, or Watch's).
 	OnEvent func(FolderEvent)
 }
 
@@ -88,6 +89,9 @@ type FolderEvent struct {
 // validated first and replaces the old one only then; calls already running
 // finish on the old version, and a broken file leaves the last good
 // version serving.
+//
+// A Folder is safe for concurrent use: Sync, Failed and Close may be
+// called from any goroutine while Watch runs; syncs are serialised.
 type Folder struct {
 	h    *Host
 	tk   *toolkit.Toolkit
@@ -504,9 +508,12 @@ func fileStamp(path string) string {
 }
 
 // Watch applies the folder's changes until ctx ends: file events are
-// debounced, then Sync runs. The watch survives the folder being deleted
-// and created again. It returns when ctx ends, or at once with an error
-// when the folder's parent cannot be watched.
+// debounced, then Sync runs, on Watch's goroutine. The watch survives the
+// folder being deleted and created again. It blocks: it returns when ctx
+// ends, or at once with an error when the folder's parent cannot be
+// watched; run it in a goroutine of its own. (skills.Watch differs: it
+// loads first and returns, watching in a goroutine it starts, because
+// a host needs the skills before it lists them.)
 func (f *Folder) Watch(ctx context.Context) error {
 	w, err := watch.New(f.dir, watch.Options{Depth: 1, Debounce: f.opts.Debounce, Logger: f.log})
 	if err != nil {

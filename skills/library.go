@@ -59,7 +59,7 @@ type Options struct {
 	// slog.Default().
 	Logger *slog.Logger
 	// OnChange is called after the set of skills changed, outside any
-	// lock.
+	// lock, on the goroutine that changed it (see Subscribe).
 	OnChange func()
 }
 
@@ -327,7 +327,9 @@ func (l *Library) update(f func(*snapshot)) {
 }
 
 // Subscribe adds f to the functions called after every change of the
-// library, outside any lock, beside Options.OnChange.
+// library, outside any lock, beside Options.OnChange, on the goroutine
+// that changed the library (a LoadDir, Add or Remove caller, or a
+// watcher's goroutine).
 func (l *Library) Subscribe(f func()) {
 	l.mu.Lock()
 	l.hooks = append(l.hooks, f)

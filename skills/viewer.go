@@ -35,7 +35,9 @@ var viewerSchema = json.RawMessage(`{
 }`)
 
 // Viewer is the skill viewer tool: it returns a skill's SKILL.md body or
-// one of its files, and activates the tool group bound to the skill.
+// one of its files, and activates the tool group bound to the skill. Like
+// every tool it is safe for concurrent use by any number of sessions, and
+// reads the library's current snapshot at each call.
 type Viewer struct {
 	lib *Library
 	tk  *toolkit.Toolkit
