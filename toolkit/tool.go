@@ -38,33 +38,33 @@ func (s Source) String() string {
 // Spec describes a tool to the model and to the host.
 type Spec struct {
 	// Name is unique in a toolkit. Models accept [A-Za-z0-9_-]{1,64}.
-	Name        string
-	Description string
+	Name        string `json:"name"`
+	Description string `json:"description"`
 	// InputSchema is a JSON Schema for an object; nil means an object with
 	// any properties.
-	InputSchema json.RawMessage
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
 	// OutputSchema, when set, is a JSON Schema for an object: the
 	// Response.Structured of a successful call (MCP's outputSchema and
 	// structuredContent).
-	OutputSchema json.RawMessage
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 
 	// ConcurrencySafe tools may run in parallel with each other.
-	ConcurrencySafe bool
+	ConcurrencySafe bool `json:"concurrency_safe,omitempty"`
 	// ReadOnly is the default per-call read-only verdict: a read-only call
 	// changes nothing and is allowed without asking in every mode.
-	ReadOnly bool
+	ReadOnly bool `json:"read_only,omitempty"`
 	// Coordination tools change only the session's own state (task lists,
 	// active groups, skill reading): they are allowed in every mode,
 	// EXPLORE included, unless a deny or ask rule names them.
-	Coordination bool
+	Coordination bool `json:"coordination,omitempty"`
 	// External tools are executed by someone else: a call suspends with an
 	// external-execution request until its result is submitted.
-	External bool
+	External bool `json:"external,omitempty"`
 	// StateInjected tools read or change the session state (the Runtime
 	// in their context carries it).
-	StateInjected bool
+	StateInjected bool `json:"state_injected,omitempty"`
 
-	Source Source
+	Source Source `json:"source"`
 }
 
 // Tool is the contract every tool satisfies. Implementations must be safe

@@ -408,8 +408,8 @@ func (tk *Toolkit) update(f func(*registry) (Change, error)) error {
 
 // ToolInfo describes a registered tool.
 type ToolInfo struct {
-	Spec  Spec
-	Group string
+	Spec  Spec   `json:"spec"`
+	Group string `json:"group"`
 }
 
 // Tools lists the registered tools in registration order, reset_tools

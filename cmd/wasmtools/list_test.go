@@ -116,7 +116,7 @@ func TestListTools(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("exit code %d\n%s", r.code, r)
 	}
-	out := decodeObject(t, r.stdout, "tools", "groups", "skills", "broken_skills", "broken_plugins", "skills_prompt", "sandbox")
+	out := decodeObject(t, r.stdout, "tools", "groups", "skills", "broken_skills", "overridden_skills", "broken_plugins", "skills_prompt", "sandbox")
 	var names []string
 	for _, tool := range out["tools"].([]any) {
 		names = append(names, tool.(map[string]any)["name"].(string))
