@@ -2,7 +2,6 @@ package wasmtools
 
 import (
 	"errors"
-	"slices"
 
 	"github.com/wasmtools/wasmtools/sandbox"
 	"github.com/wasmtools/wasmtools/toolkit"
@@ -14,15 +13,16 @@ import (
 func registerBuiltins(tk *toolkit.Toolkit, sb *sandbox.Sandbox, tools ToolsConfig) error {
 	// PowerShell does not run through the sandbox's helper: where the
 	// sandbox is required, a PowerShell tool would be the unconfined way
-	// around it.
-	if slices.Contains(tools.Enable, builtin.PowerShellName) && !slices.Contains(tools.Disable, builtin.PowerShellName) &&
-		sb.Status().Mode == sandbox.ModeRequired {
-		return errors.New("PowerShell commands cannot run in the OS sandbox, which sandbox.mode required demands of every command: leave PowerShell out of tools.enable, or set the sandbox mode to auto")
-	}
-	return builtin.Register(tk, builtin.Options{
+	// around it. Checked on the tools chosen (PowerShell is the default
+	// shell on Windows), before any is registered.
+	opts := builtin.Options{
 		Bash:    builtin.BashOptions{Backend: &builtin.LocalBackend{Sandbox: sb}},
 		Enable:  tools.Enable,
 		Disable: tools.Disable,
 		Groups:  tools.Groups,
-	})
+	}
+	if sb.Status().Mode == sandbox.ModeRequired && builtin.Chooses(opts, builtin.PowerShellName) {
+		return errors.New("PowerShell commands cannot run in the OS sandbox, which sandbox.mode required demands of every command: disable PowerShell (tools.disable), or set the sandbox mode to auto")
+	}
+	return builtin.Register(tk, opts)
 }

@@ -208,7 +208,8 @@ type TaskList interface {
 	// out (or given the Status TaskDeleted) are removed with every
 	// reference to them. An ID that names no task, or names one twice, is
 	// an error (wrapping ErrNoTask for the former) and changes nothing.
-	// The whole change is atomic with respect to the other methods.
+	// The whole change is atomic with respect to the other methods: change
+	// runs under the list's lock and must not call the list.
 	Replace(change func([]Task) ([]Task, error)) ([]Task, error)
 }
 

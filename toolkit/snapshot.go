@@ -52,8 +52,9 @@ type CallSnapshot struct {
 	// needs_confirmation, deferred (waits for the answer to an earlier
 	// call's confirmation), approved, needs_external or done.
 	Phase string `json:"phase"`
-	// Input is the parsed input the decision was made on.
-	Input    Input                `json:"input,omitempty"`
+	// Input is the parsed input the decision was made on ({} for a call
+	// without arguments; null before the call was checked).
+	Input    Input                `json:"input"`
 	Repaired bool                 `json:"repaired,omitempty"`
 	Ran      bool                 `json:"ran,omitempty"`
 	Decision *permission.Decision `json:"decision,omitempty"`
@@ -167,31 +168,61 @@ func (tk *Toolkit) ResumeTurn(ctx context.Context, snap *TurnSnapshot, opts Turn
 		if !ok {
 			return nil, fmt.Errorf("resume turn %s: call %s: unknown phase %q: %w", snap.ID, c.Call.ID, c.Phase, ErrBadSnapshot)
 		}
+		if (ph == phaseDone) != (c.Response != nil) {
+			return nil, fmt.Errorf("resume turn %s: call %s: a response goes with phase done, and only with it: %w", snap.ID, c.Call.ID, ErrBadSnapshot)
+		}
+		if ph == phaseReady {
+			// Never saved between two Runs; a forged or old "ready" is
+			// checked again like a new call.
+			ph = phaseNew
+		}
 		cs := &callState{call: c.Call, phase: ph, input: c.Input, repaired: c.Repaired, ran: c.Ran,
 			parallel: c.Parallel, resp: c.Response, deferredTo: -1}
 		if c.Decision != nil {
 			cs.decision = *c.Decision
 		}
-		switch ph {
-		case phaseDone:
-			if cs.resp == nil {
-				return nil, fmt.Errorf("resume turn %s: call %s is done but has no response: %w", snap.ID, c.Call.ID, ErrBadSnapshot)
-			}
-		case phaseDeferred:
+		if ph == phaseDeferred {
 			j, ok := index[c.DeferredTo]
-			if !ok {
-				return nil, fmt.Errorf("resume turn %s: call %s waits for unknown call %q: %w", snap.ID, c.Call.ID, c.DeferredTo, ErrBadSnapshot)
+			if !ok || j >= len(t.calls) || t.batchOf(j) != t.batchOf(len(t.calls)) {
+				return nil, fmt.Errorf("resume turn %s: call %s waits for %q, not an earlier call of its batch: %w", snap.ID, c.Call.ID, c.DeferredTo, ErrBadSnapshot)
 			}
 			cs.deferredTo = j
-		case phaseAsk, phaseApproved, phaseReady, phaseExternal:
-			t.reattach(ctx, r, cs, pc)
 		}
 		t.calls = append(t.calls, cs)
 	}
 	if err := t.checkBatches(); err != nil {
 		return nil, fmt.Errorf("resume turn %s: %w", snap.ID, err)
 	}
+	for _, cs := range t.calls {
+		switch cs.phase {
+		case phaseAsk, phaseApproved, phaseExternal:
+			t.reattach(ctx, r, cs, pc)
+		}
+	}
+	t.releaseDeferred()
 	return t, nil
+}
+
+// batchOf returns the index of the batch holding call i.
+func (t *Turn) batchOf(i int) int {
+	for k, b := range t.batches {
+		if b[0] <= i && i < b[1] {
+			return k
+		}
+	}
+	return -1
+}
+
+// releaseDeferred sends back through the gates every deferred call whose
+// earlier call no longer waits for confirmation (it was finished or
+// re-admitted on resume): only Confirm releases them otherwise, and
+// nothing would.
+func (t *Turn) releaseDeferred() {
+	for _, cs := range t.calls {
+		if cs.phase == phaseDeferred && (cs.deferredTo < 0 || t.calls[cs.deferredTo].phase != phaseAsk) {
+			cs.phase, cs.deferredTo = phaseNew, -1
+		}
+	}
 }
 
 // restoreBatches copies the snapshot's batches after checking that they
@@ -211,13 +242,18 @@ func (t *Turn) restoreBatches(snap *TurnSnapshot) error {
 	return nil
 }
 
-// checkBatches refuses a snapshot whose finished batches hold calls not
-// done: it would skip them.
+// checkBatches refuses a snapshot whose batches Run could not drive: a
+// finished batch holding a call not done (it would be skipped), a batch of
+// several calls not all concurrency-safe (Run drives a sequential batch's
+// first call only).
 func (t *Turn) checkBatches() error {
-	for _, b := range t.batches[:t.cur] {
+	for k, b := range t.batches {
 		for _, cs := range t.calls[b[0]:b[1]] {
-			if cs.phase != phaseDone {
+			if k < t.cur && cs.phase != phaseDone {
 				return fmt.Errorf("call %s is in a finished batch but not done: %w", cs.call.ID, ErrBadSnapshot)
+			}
+			if b[1]-b[0] > 1 && !cs.parallel {
+				return fmt.Errorf("call %s is not concurrency-safe but shares batch %v: %w", cs.call.ID, b, ErrBadSnapshot)
 			}
 		}
 	}
@@ -230,7 +266,7 @@ func (t *Turn) checkBatches() error {
 // again, a deny rule that now matches denies it.
 func (t *Turn) reattach(ctx context.Context, r *registry, cs *callState, pc *permission.Context) {
 	e := t.resolve(r, cs.call.Name)
-	if e == nil || cs.input == nil || e.validator.validate(cs.input) != nil {
+	if e == nil || cs.input == nil || e.validator.validate(cs.input) != nil || !validByTool(e, cs.input) {
 		cs.phase, cs.input, cs.decision = phaseNew, nil, permission.Decision{}
 		return
 	}
@@ -239,10 +275,24 @@ func (t *Turn) reattach(ctx context.Context, r *registry, cs *callState, pc *per
 		cs.phase = phaseExternal
 	}
 	d := evaluate(WithRuntime(ctx, t.runtime(cs)), e.subject, cs.input, pc)
-	if d.Behavior == permission.Deny {
+	switch {
+	case d.Behavior == permission.Deny:
 		cs.decision = d
 		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindDenied, d.Message))
+	case d.Behavior == permission.Ask && d.BypassImmune && !cs.decision.BypassImmune && cs.phase != phaseAsk:
+		// A safety check that did not ask when the user approved (a new
+		// ask rule on the host's files, a rule that may match): the user
+		// must see this one.
+		cs.decision, cs.phase = d, phaseAsk
+	case d.Behavior == permission.Ask && cs.phase == phaseAsk:
+		cs.decision = d // the question as it stands now
 	}
+}
+
+// validByTool runs a tool's own input check, if it has one.
+func validByTool(e *entry, in Input) bool {
+	v, ok := e.tool.(InputValidator)
+	return !ok || safeValidate(v, in) == nil
 }
 
 // newTurnID returns a random turn ID.

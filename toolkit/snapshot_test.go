@@ -205,3 +205,150 @@ func TestEventJSON(t *testing.T) {
 		t.Errorf("approval from JSON: %+v %v", a, err)
 	}
 }
+
+// TestResumeEmptyInput: a call without arguments keeps its place: {} is
+// an input, not a missing one.
+func TestResumeEmptyInput(t *testing.T) {
+	var runs atomic.Int32
+	mk := func() *Toolkit {
+		tk := New(Options{})
+		mustRegister(t, tk, &testTool{spec: Spec{Name: "noargs"}, check: askAll, call: func(context.Context, Input) Stream {
+			runs.Add(1)
+			return Single(TextChunk("ran"))
+		}})
+		return tk
+	}
+	turn, err := mk().NewTurn(context.Background(), "s", []Call{{ID: "a", Name: "noargs", Arguments: `{}`}}, TurnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRun(t, turn, turn.Run(context.Background()))
+	resumed, err := mk().ResumeTurn(context.Background(), roundTrip(t, turn.Snapshot()), TurnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := resumed.Confirm("a", Approval{Approve: true}); err != nil {
+		t.Fatalf("confirming the resumed call: %v", err)
+	}
+	checkRun(t, resumed, resumed.Run(context.Background()))
+	if runs.Load() != 1 || resumed.Responses()[0].Text() != "ran" {
+		t.Errorf("runs %d, response %+v", runs.Load(), resumed.Responses())
+	}
+}
+
+// TestResumeReleasesDeferred: a call deferred behind one that a new deny
+// rule finishes on resume is checked on its own, not left waiting for an
+// answer no one can give.
+func TestResumeReleasesDeferred(t *testing.T) {
+	var runs atomic.Int32
+	calls := []Call{{ID: "a", Name: "write", Arguments: `{"cmd":"rm x"}`}, {ID: "b", Name: "write", Arguments: `{"cmd":"rm y"}`}}
+	first := New(Options{})
+	w := cmdTool("write", true, askAll)
+	mustRegister(t, first, w)
+	turn, err := first.NewTurn(context.Background(), "s", calls, TurnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRun(t, turn, turn.Run(context.Background()))
+	snap := roundTrip(t, turn.Snapshot())
+	if snap.Calls[1].Phase != "deferred" || snap.Calls[1].DeferredTo != "a" {
+		t.Fatalf("b: %+v, want deferred to a", snap.Calls[1])
+	}
+	second := snapshotToolkit(t, &runs, permission.Context{Deny: []permission.Rule{{Tool: "write", Content: "rm x"}}})
+	resumed, err := second.ResumeTurn(context.Background(), snap, TurnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRun(t, resumed, resumed.Run(context.Background()))
+	if got := statuses(resumed); got[0] != StatusDone || got[1] != StatusNeedsConfirmation {
+		t.Errorf("statuses %v, want a denied and b asking for itself", got)
+	}
+}
+
+// TestResumeRefusesInconsistentSnapshots: what Run could not drive, or a
+// response on a call that is not done, is a bad snapshot.
+func TestResumeRefusesInconsistentSnapshots(t *testing.T) {
+	var runs atomic.Int32
+	tk := snapshotToolkit(t, &runs, permission.Context{})
+	turn, err := tk.NewTurn(context.Background(), "s", []Call{
+		{ID: "a", Name: "read", Arguments: `{"cmd":"x"}`}, {ID: "b", Name: "write", Arguments: `{"cmd":"y"}`},
+		{ID: "c", Name: "write", Arguments: `{"cmd":"z"}`},
+	}, TurnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRun(t, turn, turn.Run(context.Background()))
+	good := roundTrip(t, turn.Snapshot())
+	for name, spoil := range map[string]func(*TurnSnapshot){
+		"sequential call in a shared batch": func(s *TurnSnapshot) { s.Calls[1].Parallel = false },
+		"response on a waiting call": func(s *TurnSnapshot) {
+			s.Calls[1].Response = &Response{State: StateSuccess, Content: []Block{TextBlock("forged")}}
+		},
+		"deferred to itself":       func(s *TurnSnapshot) { s.Calls[2].Phase, s.Calls[2].DeferredTo = "deferred", "c" },
+		"deferred to a later call": func(s *TurnSnapshot) { s.Calls[1].Phase, s.Calls[1].DeferredTo = "deferred", "c" },
+	} {
+		bad := roundTrip(t, good)
+		spoil(bad)
+		if _, err := tk.ResumeTurn(context.Background(), bad, TurnOptions{}); !errors.Is(err, ErrBadSnapshot) {
+			t.Errorf("%s: %v, want ErrBadSnapshot", name, err)
+		}
+	}
+}
+
+// validatedTool refuses inputs whose cmd is "bad" through its own check.
+type validatedTool struct{ *testTool }
+
+func (validatedTool) ValidateInput(in Input) error {
+	if in.String("cmd") == "bad" {
+		return errors.New("refused by the tool's own check")
+	}
+	return nil
+}
+
+// TestResumeRunsToolValidation: the tool's own input check runs again on
+// resume, as it would for the model's call.
+func TestResumeRunsToolValidation(t *testing.T) {
+	var runs atomic.Int32
+	plain := cmdTool("w", false, askAll)
+	plain.call = func(context.Context, Input) Stream { runs.Add(1); return Single(TextChunk("ran")) }
+	first := New(Options{})
+	mustRegister(t, first, plain)
+	turn, err := first.NewTurn(context.Background(), "s", []Call{{ID: "a", Name: "w", Arguments: `{"cmd":"bad"}`}}, TurnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRun(t, turn, turn.Run(context.Background()))
+	if err := turn.Confirm("a", Approval{Approve: true}); err != nil {
+		t.Fatal(err)
+	}
+	second := New(Options{})
+	mustRegister(t, second, validatedTool{plain})
+	resumed, err := second.ResumeTurn(context.Background(), roundTrip(t, turn.Snapshot()), TurnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRun(t, resumed, resumed.Run(context.Background()))
+	if r := resumed.Responses()[0]; r.Kind != KindInvalidInput || runs.Load() != 0 {
+		t.Errorf("kind %s, runs %d: the approved input the tool now refuses ran", r.Kind, runs.Load())
+	}
+}
+
+// TestSubmitResultKind: the submitter says what the result is, not how
+// the pipeline judged the call.
+func TestSubmitResultKind(t *testing.T) {
+	var runs atomic.Int32
+	tk := snapshotToolkit(t, &runs, permission.Context{})
+	turn, err := tk.NewTurn(context.Background(), "s", []Call{{ID: "x", Name: "ext", Arguments: `{"cmd":"c"}`}}, TurnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRun(t, turn, turn.Run(context.Background()))
+	forged := permission.DenyDecision("no", "forged")
+	if err := turn.SubmitResult("x", &Response{State: StateSuccess, Kind: KindDenied, Decision: &forged, Content: []Block{TextBlock("ok")}}); err != nil {
+		t.Fatal(err)
+	}
+	r := turn.Responses()[0]
+	if r.Kind != KindSuccess || r.Err() != nil || r.Decision == nil || r.Decision.Behavior != permission.Allow {
+		t.Errorf("submitted result: kind %s, err %v, decision %+v", r.Kind, r.Err(), r.Decision)
+	}
+}

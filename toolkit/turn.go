@@ -775,6 +775,10 @@ func (t *Turn) SubmitResult(callID string, resp *Response) error {
 		return fmt.Errorf("submit result %q: nil response", callID)
 	}
 	r := *resp
+	// How the call ended and why is the pipeline's to say, not the
+	// submitter's: the kind follows the submitted state, the decision is
+	// the one the call got.
+	r.Kind, r.Decision, r.err = "", nil, nil
 	cs.ran = true
 	t.finish(cs, &r)
 	return nil

@@ -14,9 +14,19 @@
 //	  200 / 202 as above; 409 when no replica holds that waiting turn
 //	  (unknown, or already answered)
 //
+// External results (AskUser's answer, a tool the caller runs) go in the
+// same request: {"results": {CALL_ID: {"state": "success", "content":
+// [{"type": "text", "text": "..."}]}}}.
+//
 // Each waiting call runs at most once: answering claims the snapshot by
 // renaming its file, which only one replica can do, and done calls are
-// never run again.
+// never run again. A request whose answers do not all apply leaves
+// the turn as it was. What this example leaves out, and a service would add: final
+// responses are only in the HTTP reply (keep them under the turn ID if a
+// client may miss them), a replica that dies between claiming and saving
+// loses the turn (a claim with a lease would hand it on), and session
+// state (rules granted "always", active groups) stays in each process's
+// memory.
 package main
 
 import (
@@ -137,10 +147,11 @@ func (s *service) answer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body struct {
-		Answers map[string]toolkit.Approval `json:"answers"`
+		Answers map[string]toolkit.Approval  `json:"answers"`
+		Results map[string]*toolkit.Response `json:"results"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		http.Error(w, `want {"answers": {CALL_ID: {"approve": true}}}`, http.StatusBadRequest)
+		http.Error(w, `want {"answers": {CALL_ID: {"approve": true}}, "results": {CALL_ID: RESPONSE}}`, http.StatusBadRequest)
 		return
 	}
 	snap, release, err := s.claim(id)
@@ -160,7 +171,14 @@ func (s *service) answer(w http.ResponseWriter, r *http.Request) {
 	}
 	for callID, a := range body.Answers {
 		if err := turn.Confirm(callID, a); err != nil {
-			release(turn.Snapshot())
+			release(snap) // as it was: none of this request's answers holds
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+	}
+	for callID, res := range body.Results {
+		if err := turn.SubmitResult(callID, res); err != nil {
+			release(snap)
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
@@ -225,7 +243,8 @@ func (s *service) claim(id string) (*toolkit.TurnSnapshot, func(*toolkit.TurnSna
 	}
 	data, err := os.ReadFile(claimed)
 	if err != nil {
-		return nil, nil, err
+		_ = os.Rename(claimed, s.path(id)) // give it back
+		return nil, nil, fmt.Errorf("turn %s: %w", id, err)
 	}
 	var snap toolkit.TurnSnapshot
 	if err := json.Unmarshal(data, &snap); err != nil {

@@ -110,6 +110,18 @@ func TestParkAndResumeInAnotherProcess(t *testing.T) {
 	_ = first.cmd.Wait()
 
 	a, b := start(t, bin, config, store), start(t, bin, config, store)
+	// A request one of whose answers does not apply leaves the turn as
+	// it was, the approval it also held included.
+	partial := map[string]any{"answers": map[string]any{"append": map[string]any{"approve": true}, "nope": map[string]any{"approve": true}}}
+	if code, _ := post(t, a.url+"/turns/"+parked.TurnID+"/answers", partial); code != http.StatusBadRequest {
+		t.Fatalf("a request with an unknown call: %d, want 400", code)
+	}
+	if code, still := post(t, a.url+"/turns/"+parked.TurnID+"/answers", map[string]any{}); code != http.StatusAccepted || len(still.Confirmations) != 1 {
+		t.Fatalf("after the refused request the turn: %d %+v, want still waiting", code, still)
+	}
+	if _, err := os.Stat(log); err == nil {
+		t.Fatal("the call ran on a refused request")
+	}
 	answer := map[string]any{"answers": map[string]any{"append": map[string]any{"approve": true}}}
 	var wg sync.WaitGroup
 	codes := make([]int, 2)

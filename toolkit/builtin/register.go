@@ -88,6 +88,14 @@ func Register(tk *toolkit.Toolkit, opts Options) error {
 	return nil
 }
 
+// Chooses reports whether Register, given opts, registers the tool
+// called name (false, too, when opts names a tool that does not exist:
+// Register would fail).
+func Chooses(opts Options, name string) bool {
+	names, err := chosen(opts)
+	return err == nil && slices.Contains(names, name)
+}
+
 // chosen returns the names of the tools opts asks for, in Names' order.
 func chosen(opts Options) ([]string, error) {
 	all := Names()

@@ -131,3 +131,24 @@ func groupOf(names []string, group string, except []string) map[string]string {
 	}
 	return m
 }
+
+func TestChooses(t *testing.T) {
+	tests := []struct {
+		opts builtin.Options
+		name string
+		want bool
+	}{
+		{builtin.Options{}, builtin.BashName, !builtin.IsWindows()},
+		{builtin.Options{}, builtin.PowerShellName, builtin.IsWindows()},
+		{builtin.Options{}, builtin.TodoWriteName, true},
+		{builtin.Options{Enable: []string{builtin.PowerShellName}}, builtin.PowerShellName, true},
+		{builtin.Options{Enable: []string{builtin.PowerShellName}, Disable: []string{builtin.PowerShellName}}, builtin.PowerShellName, false},
+		{builtin.Options{Disable: []string{builtin.ReadName}}, builtin.ReadName, false},
+		{builtin.Options{Enable: []string{"Nope"}}, builtin.ReadName, false},
+	}
+	for _, tt := range tests {
+		if got := builtin.Chooses(tt.opts, tt.name); got != tt.want {
+			t.Errorf("Chooses(%+v, %s) = %v, want %v", tt.opts, tt.name, got, tt.want)
+		}
+	}
+}
