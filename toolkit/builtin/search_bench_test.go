@@ -2,8 +2,10 @@ package builtin
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -60,4 +62,96 @@ func BenchmarkGrepModCache(b *testing.B) {
 			b.Errorf("%s: the engines disagree:\ngo: %.300s\nrg: %.300s", q.name, texts[0], texts[1])
 		}
 	}
+}
+
+// gorootSrc returns $(go env GOROOT)/src, the tree the search benchmarks
+// share with the shell commands they are compared against.
+func gorootSrc(b *testing.B) string {
+	b.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	root := strings.TrimSpace(string(out))
+	if err != nil || root == "" {
+		b.Skip("no GOROOT")
+	}
+	src := root + "/src"
+	if _, err := os.Stat(src); err != nil {
+		b.Skip("no GOROOT/src: ", err)
+	}
+	return src
+}
+
+// benchShell runs a shell pipeline as one benchmark iteration, for the
+// side-by-side figures (bench/README.md lists the same commands).
+func benchShell(b *testing.B, script string) {
+	b.Helper()
+	for n := 0; n < b.N; n++ {
+		if out, err := exec.Command("sh", "-c", script).CombinedOutput(); err != nil {
+			b.Fatalf("%s: %v\n%s", script, err, out)
+		}
+	}
+}
+
+// BenchmarkGrepLimit measures the Grep tool's rg engine on the first
+// DefaultGrepHeadLimit matching lines of a literal over GOROOT/src,
+// next to `rg -n LITERAL | head -250` (the target is at most 1.2x) and
+// to `rg --sort path` piped the same way, which gives the lines Grep
+// shows: Grep lists lines in path order, so rg must walk sorted, on one
+// thread. The literals go from dense (the limit is reached in a few
+// files) to absent (the whole tree is searched, nothing stops early).
+//
+//	go test ./toolkit/builtin -run '^$' -bench GrepLimit -benchtime 40x
+func BenchmarkGrepLimit(b *testing.B) {
+	src := gorootSrc(b)
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		b.Skip("rg is not installed")
+	}
+	for _, lit := range []string{"func", "return nil", "errors.New", "xyzzy_absent"} {
+		name := strings.ReplaceAll(lit, " ", "_")
+		head := fmt.Sprintf("| head -%d >/dev/null", DefaultGrepHeadLimit)
+		b.Run(name+"/tool", func(b *testing.B) {
+			g := NewGrep(GrepOptions{Cwd: src, Engine: EngineRg})
+			in := map[string]any{"pattern": regexp.QuoteMeta(lit), "output_mode": "content"}
+			for n := 0; n < b.N; n++ {
+				if r := callTool(b, context.Background(), g, in); r.err != nil {
+					b.Fatal(r.err)
+				}
+			}
+		})
+		b.Run(name+"/rg_head", func(b *testing.B) {
+			benchShell(b, fmt.Sprintf("%s -n -F %s %s %s; true", rg, ShellQuote(lit), ShellQuote(src), head))
+		})
+		b.Run(name+"/rg_sorted_head", func(b *testing.B) {
+			benchShell(b, fmt.Sprintf("%s -n -F --sort path %s %s %s; true", rg, ShellQuote(lit), ShellQuote(src), head))
+		})
+	}
+}
+
+// BenchmarkGlobGoroot measures the Glob tool on **/*.go over GOROOT/src
+// next to fd (Debian's fdfind; the target is at most 1.5x) and find,
+// which list the same files unsorted.
+//
+//	go test ./toolkit/builtin -run '^$' -bench GlobGoroot -benchtime 20x
+func BenchmarkGlobGoroot(b *testing.B) {
+	src := gorootSrc(b)
+	b.Run("tool", func(b *testing.B) {
+		g := NewGlob(GlobOptions{Cwd: src})
+		in := map[string]any{"pattern": "**/*.go"}
+		for n := 0; n < b.N; n++ {
+			if r := callTool(b, context.Background(), g, in); r.err != nil {
+				b.Fatal(r.err)
+			}
+		}
+	})
+	for _, fd := range []string{"fdfind", "fd"} {
+		if p, err := exec.LookPath(fd); err == nil {
+			b.Run("fd", func(b *testing.B) {
+				benchShell(b, fmt.Sprintf("%s -u -t f -g '*.go' . %s >/dev/null", p, ShellQuote(src)))
+			})
+			break
+		}
+	}
+	b.Run("find", func(b *testing.B) {
+		benchShell(b, fmt.Sprintf("find %s -name '*.go' -type f >/dev/null", ShellQuote(src)))
+	})
 }
