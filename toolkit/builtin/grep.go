@@ -185,18 +185,69 @@ func (g *Grep) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error
 	if err != nil {
 		return nil, err
 	}
-	engine, run, err := g.engine()
+	engineName, engine, err := g.engine()
 	if err != nil {
 		return nil, err
 	}
-	var found []search.FileResult
-	if target.IsFile && g.binaryFile(ctx, target.Root) {
-		found = nil // an explicitly named binary file is skipped too
-	} else if found, err = run(ctx, q, target); err != nil {
+	limit := DefaultGrepHeadLimit
+	if args.HeadLimit != nil {
+		limit = *args.HeadLimit
+	}
+	c := &grepCollector{q: q, lineNums: args.LineNums == nil || *args.LineNums, paths: g.paths, pc: permissionFrom(ctx)}
+	if q.Mode == search.ModeContent && limit > 0 && !target.IsFile {
+		// Content entries are lines in path order, so the call shows the
+		// first offset+limit of them and needs one more only to know
+		// that there are more. (files_with_matches lists files newest
+		// first and count totals every file: both need every result. A
+		// single file is read whole anyway, so its total stays exact.)
+		c.stopAfter = args.Offset + limit
+	}
+	rg, _ := engine.(*search.RgEngine)
+	switch {
+	case target.IsFile && g.binaryFile(ctx, target.Root):
+		// an explicitly named binary file is skipped too
+	case c.stopAfter > 0 && rg != nil:
+		// rg reports files in path order and is stopped (killed) as
+		// soon as the collector has enough lines.
+		_, err = rg.Stream(ctx, q, target, c.add)
+		if errors.Is(err, search.ErrUnordered) {
+			c.reset()
+			err = g.collectAll(ctx, engine, q, target, c)
+		}
+	default:
+		err = g.collectAll(ctx, engine, q, target, c)
+	}
+	if err != nil {
 		return nil, err
 	}
-	found, dropped := withoutWithheld(ctx, g.paths, found)
+	text, meta := formatGrep(c, limit, args.Offset)
+	meta["engine"] = engineName
+	if c.dropped > 0 {
+		meta["withheld"] = c.dropped
+		text += withheldNote(c.dropped)
+	}
+	return &toolkit.Chunk{Content: []toolkit.Block{toolkit.TextBlock(text)}, State: toolkit.StateSuccess, Last: true, Metadata: meta}, nil
+}
+
+// grepEngine is a Grep engine: search.GoEngine or search.RgEngine.
+type grepEngine interface {
+	Search(ctx context.Context, q *search.Query, t search.Target) ([]search.FileResult, error)
+}
+
+// collectAll runs the engine to the end, puts its results in output
+// order and hands them to c, which may stop early (content mode) exactly
+// where a streamed rg search would: both engines give the same answer.
+func (g *Grep) collectAll(ctx context.Context, engine grepEngine, q *search.Query, t search.Target, c *grepCollector) error {
+	found, err := engine.Search(ctx, q, t)
+	if err != nil {
+		return err
+	}
 	if q.Mode == search.ModeFiles {
+		// Withheld files are dropped before their times are read; c
+		// would drop them anyway.
+		var dropped int
+		found, dropped = withoutWithheld(ctx, g.paths, found)
+		c.dropped += dropped
 		g.fillModTimes(ctx, found)
 		slices.SortFunc(found, func(a, b search.FileResult) int {
 			if c := b.ModTime.Compare(a.ModTime); c != 0 {
@@ -207,17 +258,12 @@ func (g *Grep) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error
 	} else {
 		slices.SortFunc(found, func(a, b search.FileResult) int { return searchComparePaths(a.Path, b.Path) })
 	}
-	limit := DefaultGrepHeadLimit
-	if args.HeadLimit != nil {
-		limit = *args.HeadLimit
+	for _, f := range found {
+		if !c.add(f) {
+			break
+		}
 	}
-	text, meta := formatGrep(q, found, args.LineNums == nil || *args.LineNums, limit, args.Offset)
-	meta["engine"] = engine
-	if dropped > 0 {
-		meta["withheld"] = dropped
-		text += withheldNote(dropped)
-	}
-	return &toolkit.Chunk{Content: []toolkit.Block{toolkit.TextBlock(text)}, State: toolkit.StateSuccess, Last: true, Metadata: meta}, nil
+	return nil
 }
 
 // buildGrepQuery checks and normalises the input.
@@ -319,19 +365,19 @@ func (g *Grep) target(ctx context.Context, p string) (search.Target, error) {
 }
 
 // engine picks the search engine for this call.
-func (g *Grep) engine() (string, func(context.Context, *search.Query, search.Target) ([]search.FileResult, error), error) {
+func (g *Grep) engine() (string, grepEngine, error) {
 	_, local := g.backend.(*LocalBackend)
 	goEngine := &search.GoEngine{FS: backendFS{g.backend}, Local: local, Workers: g.opts.Workers}
 	switch g.opts.Engine {
 	case EngineGo:
-		return EngineGo, goEngine.Search, nil
+		return EngineGo, goEngine, nil
 	case "", EngineAuto:
 		if local {
 			if p, err := g.rgPath(); err == nil {
-				return EngineRg, (&search.RgEngine{Path: p}).Search, nil
+				return EngineRg, &search.RgEngine{Path: p}, nil
 			}
 		}
-		return EngineGo, goEngine.Search, nil
+		return EngineGo, goEngine, nil
 	case EngineRg:
 		if !local {
 			return "", nil, errors.New("grep: the rg engine works only with a LocalBackend")
@@ -340,7 +386,7 @@ func (g *Grep) engine() (string, func(context.Context, *search.Query, search.Tar
 		if err != nil {
 			return "", nil, fmt.Errorf("grep: the rg engine was requested but rg is not installed: %v", err)
 		}
-		return EngineRg, (&search.RgEngine{Path: p}).Search, nil
+		return EngineRg, &search.RgEngine{Path: p}, nil
 	}
 	return "", nil, fmt.Errorf("grep: unknown engine %q: use auto, go or rg", g.opts.Engine)
 }
@@ -381,53 +427,91 @@ func searchComparePaths(a, b string) int {
 	return 1
 }
 
-// formatGrep renders the results for the model and describes them in
-// metadata. head_limit and offset apply to the output entries: files in
-// files_with_matches and count modes, lines in content mode.
-func formatGrep(q *search.Query, found []search.FileResult, lineNums bool, limit, offset int) (string, map[string]any) {
-	var entries []string
-	totalLines := 0
-	switch q.Mode {
+// grepCollector turns the results of a search, handed over in output
+// order, into Grep's output entries: files in files_with_matches and
+// count modes, lines in content mode. Files the permission rules
+// withhold are dropped here and do not count toward the limit. With
+// stopAfter set it asks for no more results once it holds more than
+// stopAfter entries, at a file's end: the caller then knows that the
+// entries up to stopAfter are final and that more follow.
+type grepCollector struct {
+	q        *search.Query
+	lineNums bool
+	paths    *pathpolicy.Policy
+	pc       *permission.Context
+	// stopAfter is offset+limit in content mode, 0 for no early stop.
+	stopAfter int
+
+	entries  []string
+	numFiles int // files with entries, withheld ones excluded
+	numLines int // matching lines of those files (count and content modes)
+	dropped  int // files withheld
+	stopped  bool
+	prevPath string
+	prevNum  int
+}
+
+// add takes one file's results and reports whether to go on.
+func (c *grepCollector) add(f search.FileResult) bool {
+	if withheld(c.paths, f.Path, c.pc) {
+		c.dropped++
+		return true
+	}
+	c.numFiles++
+	switch c.q.Mode {
 	case search.ModeFiles:
-		for _, f := range found {
-			entries = append(entries, f.Path)
-		}
+		c.entries = append(c.entries, f.Path)
 	case search.ModeCount:
-		for _, f := range found {
-			entries = append(entries, f.Path+":"+strconv.Itoa(f.Count))
-			totalLines += f.Count
-		}
+		c.entries = append(c.entries, f.Path+":"+strconv.Itoa(f.Count))
+		c.numLines += f.Count
 	case search.ModeContent:
 		// Context lines use "-" where matches use ":", and "--" separates
 		// runs of lines that are not adjacent, as rg and grep print them.
-		context := q.Before > 0 || q.After > 0
-		prevPath, prevNum := "", 0
-		for _, f := range found {
-			for _, l := range f.Lines {
-				sep := "-"
-				if l.Match {
-					sep = ":"
-					totalLines++
-				}
-				var b strings.Builder
-				if context && len(entries) > 0 && (f.Path != prevPath || l.Num != prevNum+1) {
-					b.WriteString("--\n")
-				}
-				b.WriteString(f.Path)
-				b.WriteString(sep)
-				if lineNums {
-					b.WriteString(strconv.Itoa(l.Num))
-					b.WriteString(sep)
-				}
-				b.WriteString(l.Text)
-				entries = append(entries, b.String())
-				prevPath, prevNum = f.Path, l.Num
+		withContext := c.q.Before > 0 || c.q.After > 0
+		for _, l := range f.Lines {
+			sep := "-"
+			if l.Match {
+				sep = ":"
+				c.numLines++
 			}
+			var b strings.Builder
+			if withContext && len(c.entries) > 0 && (f.Path != c.prevPath || l.Num != c.prevNum+1) {
+				b.WriteString("--\n")
+			}
+			b.WriteString(f.Path)
+			b.WriteString(sep)
+			if c.lineNums {
+				b.WriteString(strconv.Itoa(l.Num))
+				b.WriteString(sep)
+			}
+			b.WriteString(l.Text)
+			c.entries = append(c.entries, b.String())
+			c.prevPath, c.prevNum = f.Path, l.Num
 		}
 	}
-	meta := map[string]any{"mode": q.Mode, "num_files": len(found)}
+	if c.stopAfter > 0 && len(c.entries) > c.stopAfter {
+		c.stopped = true
+		return false
+	}
+	return true
+}
+
+// reset forgets everything added, for a search run again.
+func (c *grepCollector) reset() {
+	*c = grepCollector{q: c.q, lineNums: c.lineNums, paths: c.paths, pc: c.pc, stopAfter: c.stopAfter}
+}
+
+// formatGrep renders the collected entries for the model and describes
+// them in metadata. head_limit and offset apply to the output entries.
+// When the collector stopped early the total is not known: the note gives
+// the entries read as a lower bound and says how to see more, and the
+// metadata counts what was read (stopped_at_limit is set, and
+// total_entries is left out).
+func formatGrep(c *grepCollector, limit, offset int) (string, map[string]any) {
+	q, entries := c.q, c.entries
+	meta := map[string]any{"mode": q.Mode, "num_files": c.numFiles}
 	if q.Mode != search.ModeFiles {
-		meta["num_lines"] = totalLines
+		meta["num_lines"] = c.numLines
 	}
 	total := len(entries)
 	if total == 0 {
@@ -455,7 +539,7 @@ func formatGrep(q *search.Query, found []search.FileResult, lineNums bool, limit
 	}
 	b.WriteString(strings.Join(shown, "\n"))
 	if q.Mode == search.ModeCount {
-		fmt.Fprintf(&b, "\n\nFound %d matching line%s in %d file%s.", totalLines, grepPlural(totalLines), len(found), grepPlural(len(found)))
+		fmt.Fprintf(&b, "\n\nFound %d matching line%s in %d file%s.", c.numLines, grepPlural(c.numLines), c.numFiles, grepPlural(c.numFiles))
 	}
 	switch {
 	case len(shown) == 0:
@@ -464,6 +548,12 @@ func formatGrep(q *search.Query, found []search.FileResult, lineNums bool, limit
 			verb = "is"
 		}
 		fmt.Fprintf(&b, "[offset %d is past the end: there %s %d %s%s in all.]", offset, verb, total, kind, grepPlural(total))
+	case c.stopped:
+		// The search stopped once it held more entries than offset+limit
+		// (so end < total), at the end of a file: the files after it
+		// were not searched and the total is a lower bound.
+		fmt.Fprintf(&b, "\n\n[Showing %ss %d-%d of at least %d (the search stopped there). "+
+			"Use offset %d to see the next ones, or narrow the search with path, glob or type.]", kind, start+1, end, total, end)
 	case start > 0 || end < total:
 		fmt.Fprintf(&b, "\n\n[Showing %ss %d-%d of %d.", kind, start+1, end, total)
 		if end < total {
@@ -471,7 +561,11 @@ func formatGrep(q *search.Query, found []search.FileResult, lineNums bool, limit
 		}
 		b.WriteString("]")
 	}
-	meta["total_entries"] = total
+	if c.stopped {
+		meta["stopped_at_limit"] = true
+	} else {
+		meta["total_entries"] = total
+	}
 	meta["shown_entries"] = len(shown)
 	meta["truncated"] = end < total
 	return b.String(), meta

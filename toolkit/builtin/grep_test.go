@@ -568,3 +568,48 @@ func TestGrepHonoursReadDenyRules(t *testing.T) {
 		t.Errorf("search of a denied path: %s %q", r.State, r.Text())
 	}
 }
+
+// TestGrepContentStopsAtLimit checks content mode past its limit: the
+// search stops at a file's end once it holds more lines than
+// offset+head_limit, the lines shown are those of a full search in path
+// order, withheld files do not count toward the limit, and the note
+// gives the lines read as a lower bound. Both engines say the same.
+func TestGrepContentStopsAtLimit(t *testing.T) {
+	files := []treeFile{{path: "a/.env", content: "needle 1\nneedle 2\n"}} // withheld, sorts first
+	for i := 0; i < 40; i++ {
+		files = append(files, treeFile{path: fmt.Sprintf("d%d/f%02d.txt", i%3, i), content: "needle 1\nhay\nneedle 2\n"})
+	}
+	root := buildTree(t, files)
+	var texts []string
+	for _, engine := range grepEngines(t) {
+		g := NewGrep(GrepOptions{Cwd: root, Engine: engine})
+		r := callTool(t, context.Background(), g, map[string]any{"pattern": "needle", "output_mode": "content", "head_limit": 4, "offset": 3})
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		// d0 holds f00, f03, ...: lines 4-7 are f03:3, f06:1, f06:3, f09:1;
+		// the search stops after f09, with 8 lines read.
+		want := strings.Join([]string{
+			root + "/d0/f03.txt:3:needle 2", root + "/d0/f06.txt:1:needle 1", root + "/d0/f06.txt:3:needle 2", root + "/d0/f09.txt:1:needle 1",
+		}, "\n") + "\n\n[Showing lines 4-7 of at least 8 (the search stopped there). Use offset 7 to see the next ones, or narrow the search with path, glob or type.]" +
+			withheldNote(1)
+		if r.text != want {
+			t.Errorf("%s: got\n%s\nwant\n%s", engine, r.text, want)
+		}
+		if r.meta["stopped_at_limit"] != true || r.meta["truncated"] != true || r.meta["num_lines"] != 8 || r.meta["withheld"] != 1 {
+			t.Errorf("%s: metadata %v", engine, r.meta)
+		}
+		if _, ok := r.meta["total_entries"]; ok {
+			t.Errorf("%s: total_entries given for a search stopped early: %v", engine, r.meta)
+		}
+		// Without a limit every line comes back, with the exact total.
+		r = callTool(t, context.Background(), g, map[string]any{"pattern": "needle", "output_mode": "content", "head_limit": 0})
+		if n := strings.Count(r.text, root+"/d"); n != 80 || r.meta["total_entries"] != 80 || r.meta["stopped_at_limit"] != nil {
+			t.Errorf("%s: unlimited: %d lines, %v", engine, n, r.meta)
+		}
+		texts = append(texts, r.text)
+	}
+	if len(texts) == 2 && texts[0] != texts[1] {
+		t.Errorf("the engines disagree without a limit")
+	}
+}

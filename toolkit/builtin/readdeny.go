@@ -77,10 +77,7 @@ func withPermission(pc *permission.Context) context.Context {
 // withoutWithheld drops the results from files a search must not return,
 // and says how many were dropped.
 func withoutWithheld(ctx context.Context, paths *pathpolicy.Policy, found []search.FileResult) ([]search.FileResult, int) {
-	var pc *permission.Context
-	if rt := toolkit.RuntimeFrom(ctx); rt != nil {
-		pc = rt.Permission
-	}
+	pc := permissionFrom(ctx)
 	out := found[:0]
 	dropped := 0
 	for _, f := range found {
@@ -91,6 +88,14 @@ func withoutWithheld(ctx context.Context, paths *pathpolicy.Policy, found []sear
 		out = append(out, f)
 	}
 	return out, dropped
+}
+
+// permissionFrom is the call's permission context, nil when it has none.
+func permissionFrom(ctx context.Context) *permission.Context {
+	if rt := toolkit.RuntimeFrom(ctx); rt != nil {
+		return rt.Permission
+	}
+	return nil
 }
 
 // withheldNote tells the model that files were left out, and why.

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // rgTypeName is the private type name under which the type filter's
@@ -100,8 +101,58 @@ func (d rgData) value() ([]byte, error) {
 	return nil, nil
 }
 
+// Search runs rg over the target and returns every file's results, in
+// no particular order (rg searches files in parallel).
 func (s *RgEngine) Search(ctx context.Context, q *Query, t Target) ([]FileResult, error) {
-	cmd := exec.CommandContext(ctx, s.Path, rgArgs(q, t)...)
+	var out []FileResult
+	_, err := s.run(ctx, q, t, false, func(f FileResult) bool {
+		out = append(out, f)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ErrUnordered is Stream's error when rg reported a file out of path
+// order; the caller falls back on Search and sorts.
+var ErrUnordered = errors.New("rg reported files out of path order")
+
+// Stream runs rg with its walk sorted by path (--sort path, which makes
+// rg search on one thread) and calls each with every file's results, in
+// PathLess order, as rg reports them. When each returns false, Stream
+// stops reading, kills rg and returns true: a caller that needs only
+// the first results in path order pays for the files before them and no
+// more. A file is handed over once rg has finished it, so a file found
+// to be binary part-way is dropped as in Search.
+func (s *RgEngine) Stream(ctx context.Context, q *Query, t Target, each func(FileResult) bool) (stopped bool, err error) {
+	prev, unordered := "", false
+	stopped, err = s.run(ctx, q, t, true, func(f FileResult) bool {
+		if prev != "" && !PathLess(prev, f.Path) {
+			// Never expected (rg sorts each directory's entries by name,
+			// which is PathLess order), but a limit is only right on
+			// sorted input: stop and let the caller sort.
+			unordered = true
+			return false
+		}
+		prev = f.Path
+		return each(f)
+	})
+	if err == nil && unordered {
+		return false, ErrUnordered
+	}
+	return stopped, err
+}
+
+// run starts rg, hands each file's results to each until it returns
+// false, and then kills rg. It reports whether it stopped rg that way.
+func (s *RgEngine) run(ctx context.Context, q *Query, t Target, sorted bool, each func(FileResult) bool) (stopped bool, err error) {
+	args := rgArgs(q, t)
+	if sorted {
+		args = append([]string{"--sort", "path"}, args...)
+	}
+	cmd := exec.CommandContext(ctx, s.Path, args...)
 	// rg anchors glob filters at its working directory: make that the
 	// search root, as the pure-Go engine does.
 	cmd.Dir = t.Root
@@ -112,43 +163,57 @@ func (s *RgEngine) Search(ctx context.Context, q *Query, t Target) ([]FileResult
 	cmd.Stderr = &rgLimitedWriter{buf: &stderr, max: 8 << 10}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start rg: %w", err)
+		return false, fmt.Errorf("start rg: %w", err)
 	}
-	out, parseErr := parseRgJSON(stdout, q.Mode == ModeContent)
-	if parseErr != nil {
+	stopped, parseErr := parseRgJSON(stdout, q.Mode == ModeContent, each)
+	if stopped {
+		// Enough results: rg's remaining work is of no use. Killing it
+		// (rather than draining its output) is what makes a limited
+		// search cost only the files before the limit.
+		_ = cmd.Process.Kill()
+	} else if parseErr != nil {
 		_, _ = io.Copy(io.Discard, stdout)
 	}
 	waitErr := cmd.Wait()
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return false, ctx.Err()
 	}
 	if parseErr != nil {
-		return nil, fmt.Errorf("read rg output: %w", parseErr)
+		return false, fmt.Errorf("read rg output: %w", parseErr)
+	}
+	if stopped {
+		return true, nil // the exit status is the kill's
 	}
 	var exitErr *exec.ExitError
 	if waitErr != nil {
 		if !errors.As(waitErr, &exitErr) {
-			return nil, fmt.Errorf("rg: %w", waitErr)
+			return false, fmt.Errorf("rg: %w", waitErr)
 		}
 		// 1 means no match. 2 means an error: with --no-messages, the
 		// unreadable files are silent and the rest is still valid; a
 		// message means rg could not search at all.
 		if code := exitErr.ExitCode(); code != 1 && (code != 2 || stderr.Len() > 0) {
-			return nil, fmt.Errorf("rg failed (exit code %d): %s", code, strings.TrimSpace(stderr.String()))
+			return false, fmt.Errorf("rg failed (exit code %d): %s", code, strings.TrimSpace(stderr.String()))
 		}
 	}
-	return out, nil
+	return false, nil
 }
 
-// parseRgJSON reads rg's event stream into per-file results. A file
-// whose end event reports a binary offset is dropped: rg met a NUL byte
-// in it, and the pure-Go engine skips such files altogether.
-func parseRgJSON(r io.Reader, keepLines bool) ([]FileResult, error) {
-	br := bufio.NewReaderSize(r, 256<<10)
-	var out []FileResult
+// parseRgJSON reads rg's event stream and calls each with every file's
+// results once its end event arrives, until each returns false (stopped
+// is then true). A file whose end event reports a binary offset is
+// dropped: rg met a NUL byte in it, and the pure-Go engine skips such
+// files altogether.
+func parseRgJSON(r io.Reader, keepLines bool, each func(FileResult) bool) (stopped bool, err error) {
+	br := rgReaderPool.Get().(*bufio.Reader)
+	br.Reset(r)
+	defer func() {
+		br.Reset(nil) // let go of the pipe
+		rgReaderPool.Put(br)
+	}()
 	var cur *FileResult
 	lastNum := 0
 	for {
@@ -156,23 +221,23 @@ func parseRgJSON(r io.Reader, keepLines bool) ([]FileResult, error) {
 		if len(bytes.TrimSpace(line)) > 0 {
 			var ev rgEvent
 			if jerr := json.Unmarshal(line, &ev); jerr != nil {
-				return nil, jerr
+				return false, jerr
 			}
 			switch ev.Type {
 			case "begin":
 				p, perr := ev.Data.Path.value()
 				if perr != nil {
-					return nil, perr
+					return false, perr
 				}
 				cur = &FileResult{Path: filepath.Clean(string(p))}
 				lastNum = 0
 			case "match", "context":
 				if cur == nil {
-					return nil, fmt.Errorf("%s event outside a file", ev.Type)
+					return false, fmt.Errorf("%s event outside a file", ev.Type)
 				}
 				text, terr := ev.Data.Lines.value()
 				if terr != nil {
-					return nil, terr
+					return false, terr
 				}
 				isMatch := ev.Type == "match"
 				// A multiline match carries every line it spans.
@@ -196,19 +261,27 @@ func parseRgJSON(r io.Reader, keepLines bool) ([]FileResult, error) {
 				}
 			case "end":
 				if cur != nil && ev.Data.BinaryOffset == nil && cur.Count > 0 {
-					out = append(out, *cur)
+					if !each(*cur) {
+						return true, nil
+					}
 				}
 				cur = nil
 			}
 		}
 		if err == io.EOF {
-			return out, nil
+			return false, nil
 		}
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 	}
 }
+
+// rgReaderPool keeps the readers of rg's output between calls: a
+// limited search reads a few hundred events, and allocating (and zeroing)
+// a fresh buffer each time cost more than reading them. Longer events
+// still work: ReadBytes grows its result past the buffer.
+var rgReaderPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
 // rgLimitedWriter keeps the first max bytes written to it.
 type rgLimitedWriter struct {

@@ -1,7 +1,12 @@
 package search
 
 import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
+	"sort"
 	"testing"
 )
 
@@ -82,5 +87,48 @@ func TestGlobRules(t *testing.T) {
 	}
 	if got := SplitGlobs("*.ts,*.tsx  **/*.{js,jsx} !vendor/**"); !reflect.DeepEqual(got, []string{"*.ts", "*.tsx", "**/*.{js,jsx}", "!vendor/**"}) {
 		t.Errorf("split %q", got)
+	}
+}
+
+// TestRgStreamOrder checks that rg --sort path reports files in
+// PathLess order on names where a byte sorts before the separator, so
+// Stream never needs its fallback, and that stopping early kills rg and
+// returns what was read.
+func TestRgStreamOrder(t *testing.T) {
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		t.Skip("rg is not installed")
+	}
+	root := t.TempDir()
+	names := []string{"a b", "a-b", "a/x", "a/b/c", "a.go", "A", "_", "ab", "a!/y", "b/a", "z"}
+	for _, n := range names {
+		p := filepath.Join(root, n)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("needle\nneedle\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := &RgEngine{Path: rg}
+	q := &Query{Pattern: "needle", Mode: ModeContent}
+	var got []string
+	stopped, err := e.Stream(context.Background(), q, Target{Root: root}, func(f FileResult) bool {
+		got = append(got, f.Path)
+		return true
+	})
+	if err != nil || stopped || len(got) != len(names) {
+		t.Fatalf("stopped %v, err %v, %d files", stopped, err, len(got))
+	}
+	if !sort.SliceIsSorted(got, func(i, j int) bool { return PathLess(got[i], got[j]) }) {
+		t.Errorf("not in path order: %q", got)
+	}
+	n := 0
+	stopped, err = e.Stream(context.Background(), q, Target{Root: root}, func(f FileResult) bool {
+		n++
+		return n < 3
+	})
+	if err != nil || !stopped || n != 3 {
+		t.Errorf("early stop: stopped %v, err %v, %d files", stopped, err, n)
 	}
 }
