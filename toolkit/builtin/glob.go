@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -152,10 +153,10 @@ func (g *Glob) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 	}
 }
 
-// globMatch is one file found.
+// globMatch is one file found, with the time Glob sorts by.
 type globMatch struct {
-	path string
-	info FileInfo
+	path    string
+	modTime time.Time
 }
 
 func (g *Glob) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error) {
@@ -202,13 +203,11 @@ func (g *Glob) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error
 		kept = append(kept, m)
 	}
 	found = kept
-	slices.SortFunc(found, func(a, b globMatch) int {
-		if c := b.info.ModTime.Compare(a.info.ModTime); c != 0 {
-			return c
-		}
-		return searchComparePaths(a.path, b.path)
-	})
-	meta := map[string]any{"num_files": len(found), "truncated": len(found) > g.opts.MaxResults}
+	total := len(found)
+	// Newest first, ties in path order. Only the first MaxResults are
+	// listed, so only they are put in order.
+	found = globNewest(found, g.opts.MaxResults)
+	meta := map[string]any{"num_files": total, "truncated": total > g.opts.MaxResults}
 	note := ""
 	if dropped > 0 {
 		meta["withheld"] = dropped
@@ -218,14 +217,13 @@ func (g *Glob) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error
 		return &toolkit.Chunk{Content: []toolkit.Block{toolkit.TextBlock("No files found" + note)}, State: toolkit.StateSuccess, Last: true, Metadata: meta}, nil
 	}
 	var b strings.Builder
-	for i, m := range found {
-		if i == g.opts.MaxResults {
-			fmt.Fprintf(&b, "(Results are truncated: %d more file%s not shown. Use a more specific pattern or path.)\n",
-				len(found)-i, grepPlural(len(found)-i))
-			break
-		}
+	for _, m := range found {
 		b.WriteString(m.path)
 		b.WriteByte('\n')
+	}
+	if more := total - len(found); more > 0 {
+		fmt.Fprintf(&b, "(Results are truncated: %d more file%s not shown. Use a more specific pattern or path.)\n",
+			more, grepPlural(more))
 	}
 	return &toolkit.Chunk{
 		Content: []toolkit.Block{toolkit.TextBlock(strings.TrimSuffix(b.String(), "\n") + note)},
@@ -261,8 +259,12 @@ func (g *Glob) find(ctx context.Context, dir, pat string) ([]globMatch, error) {
 	if base != "." && base != "" {
 		start = filepath.Join(dir, filepath.FromSlash(base))
 	}
-	if _, err := Stat(ctx, g.backend, start); err != nil {
+	startInfo, err := Stat(ctx, g.backend, start)
+	if err != nil {
 		return nil, nil // the literal part names nothing: no file can match
+	}
+	if _, local := g.backend.(*LocalBackend); local && startInfo.IsDir() {
+		return g.findLocal(ctx, dir, start, newGlobPlan(pat))
 	}
 	// Components of a pattern with neither ** nor braces can be matched
 	// one by one against directories, to prune the walk.
@@ -275,7 +277,7 @@ func (g *Glob) find(ctx context.Context, dir, pat string) ([]globMatch, error) {
 		walkRoot += string(filepath.Separator) // enter a linked directory
 	}
 	var found []globMatch
-	err := Walk(ctx, g.backend, walkRoot, func(fi FileInfo) error {
+	err = Walk(ctx, g.backend, walkRoot, func(fi FileInfo) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -283,7 +285,7 @@ func (g *Glob) find(ctx context.Context, dir, pat string) ([]globMatch, error) {
 		rel := search.RelSlash(dir, p)
 		if p == filepath.Clean(start) {
 			if !fi.IsDir() && matchGlob(pat, rel) {
-				found = append(found, globMatch{path: p, info: fi})
+				found = append(found, globMatch{path: p, modTime: fi.ModTime})
 			}
 			return nil
 		}
@@ -310,13 +312,71 @@ func (g *Glob) find(ctx context.Context, dir, pat string) ([]globMatch, error) {
 			}
 			fi = target
 		}
-		found = append(found, globMatch{path: p, info: fi})
+		found = append(found, globMatch{path: p, modTime: fi.ModTime})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return found, nil
+}
+
+// globBefore orders matches newest first, ties in path order.
+func globBefore(a, b *globMatch) bool {
+	if c := a.modTime.Compare(b.modTime); c != 0 {
+		return c > 0
+	}
+	return search.PathLess(a.path, b.path)
+}
+
+// globNewest returns the first k matches in globBefore order, in that
+// order, reusing found's storage. With far more matches than k (a ** over
+// a large tree), a bounded heap picks them in about one comparison per
+// match, where sorting them all cost more than the walk's stats.
+func globNewest(found []globMatch, k int) []globMatch {
+	if len(found) <= k || k <= 0 {
+		slices.SortFunc(found, func(a, b globMatch) int {
+			if globBefore(&a, &b) {
+				return -1
+			}
+			if globBefore(&b, &a) {
+				return 1
+			}
+			return 0
+		})
+		return found
+	}
+	// found[:k] is a heap whose root is the match that sorts last among
+	// them; a later match that sorts before the root replaces it.
+	h := found[:k]
+	less := func(i, j int) bool { return globBefore(&h[j], &h[i]) } // i sorts after j
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= k {
+				return
+			}
+			c := l
+			if r := l + 1; r < k && less(r, l) {
+				c = r
+			}
+			if !less(c, i) {
+				return
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
+	}
+	for i := k/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for i := k; i < len(found); i++ {
+		if globBefore(&found[i], &h[0]) {
+			h[0] = found[i]
+			down(0)
+		}
+	}
+	return globNewest(h, k) // k matches: sorted above
 }
 
 func matchGlob(pat, rel string) bool {

@@ -3,10 +3,14 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
@@ -214,5 +218,68 @@ func TestGlobBackendWithoutFastPaths(t *testing.T) {
 	want := strings.ReplaceAll("R/src/deep/er/c.go\nR/src/b_test.go\nR/src/a.go", "R/", root+"/")
 	if r.err != nil || r.text != want {
 		t.Errorf("%v\n%s", r.err, r.text)
+	}
+}
+
+// TestGlobNewest checks the bounded selection against a full sort, with
+// many ties in time so the path order matters too.
+func TestGlobNewest(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 5, 99, 100, 101, 1000} {
+		for _, k := range []int{1, 3, 100} {
+			var all []globMatch
+			for i := 0; i < n; i++ {
+				all = append(all, globMatch{
+					path:    fmt.Sprintf("/r/d%d/f%d", rnd.IntN(7), rnd.IntN(50)),
+					modTime: testEpoch.Add(time.Duration(rnd.IntN(20)) * time.Second),
+				})
+			}
+			want := slices.Clone(all)
+			slices.SortStableFunc(want, func(a, b globMatch) int {
+				if c := b.modTime.Compare(a.modTime); c != 0 {
+					return c
+				}
+				return searchComparePaths(a.path, b.path)
+			})
+			want = want[:min(k, n)]
+			if got := globNewest(slices.Clone(all), k); !reflect.DeepEqual(got, want) {
+				t.Errorf("n=%d k=%d: got %v, want %v", n, k, got, want)
+			}
+		}
+	}
+}
+
+// walkOnlyBackend is the local disk without Glob's local fast path: the
+// tree is visited through LocalBackend.Walk, as before that path.
+type walkOnlyBackend struct{ *LocalBackend }
+
+// TestGlobFastPathAgrees checks that the local walk (types from the
+// directory listing, matches stat'ed, patterns matched by name where
+// that suffices, directories read in parallel) lists what the generic
+// walk lists, in the same order, for patterns of every shape.
+func TestGlobFastPathAgrees(t *testing.T) {
+	root := buildTree(t, globTree)
+	for i := 0; i < 30; i++ {
+		p := filepath.Join(root, fmt.Sprintf("gen/d%d/e%d/f%d.go", i%3, i%5, i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	patterns := []string{
+		"**/*.go", "**/*", "**", "*", "*/*.go", "src/**/*.go", "src/*", "src/**", "**/*.{ts,tsx}",
+		".git/**", "**/config", "**/.env", "**/c.go", "linkdir/*", "linkdir/**/*.go", "**/*.md",
+		`weird \[name\].txt`, "**/weird*", "src/[ab]*.go", "**/?.go", "**/deep/**/*.go",
+		"gen/**/e1/*.go", "gen/*/e2/*", "**/f1*.go", "nope/**", "main.go", filepath.Join(root, "src", "**", "*.go"),
+	}
+	for _, pat := range patterns {
+		in := map[string]any{"pattern": pat}
+		fast := callTool(t, context.Background(), NewGlob(GlobOptions{Cwd: root}), in)
+		slow := callTool(t, context.Background(), NewGlob(GlobOptions{Cwd: root, Backend: walkOnlyBackend{&LocalBackend{}}}), in)
+		if (fast.err == nil) != (slow.err == nil) || fast.text != slow.text || !reflect.DeepEqual(fast.meta, slow.meta) {
+			t.Errorf("%s:\nfast (%v, %v):\n%s\nwalk (%v, %v):\n%s", pat, fast.err, fast.meta, fast.text, slow.err, slow.meta, slow.text)
+		}
 	}
 }
