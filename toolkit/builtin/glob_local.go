@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -52,11 +53,15 @@ func newGlobPlan(pat string) *globPlan {
 	}
 	// The walk starts at base, so every entry's relative path is
 	// base/…, and base/**/name matches it exactly when its last
-	// component matches name. base must mean what it says (no escapes)
-	// and name must stay within one component for that to hold.
+	// component matches name. For that to hold, base must be the very
+	// prefix of those paths (clean, no escapes, not climbing out with
+	// ..: the relative paths are then not base/… and match nothing) and
+	// name must stay within one component.
 	base, rest := doublestar.SplitPattern(pat)
+	cleanBase := base == "." || path.Clean(base) == base && !path.IsAbs(base) &&
+		!slices.Contains(strings.Split(base, "/"), "..") && !strings.Contains(base, "\\")
 	name, ok := strings.CutPrefix(rest, "**/")
-	if ok && name != "" && !strings.ContainsAny(name, "/\\") && !strings.Contains(name, "**") && !strings.Contains(base, "\\") {
+	if ok && cleanBase && name != "" && !strings.ContainsAny(name, "/\\") && !strings.Contains(name, "**") {
 		p.nameOnly, p.name = true, name
 		if lit, ok := strings.CutPrefix(name, "*"); ok && !strings.ContainsAny(lit, "*?[]{}\\") {
 			p.isSuffix, p.suffix = true, lit

@@ -273,6 +273,7 @@ func TestGlobFastPathAgrees(t *testing.T) {
 		".git/**", "**/config", "**/.env", "**/c.go", "linkdir/*", "linkdir/**/*.go", "**/*.md",
 		`weird \[name\].txt`, "**/weird*", "src/[ab]*.go", "**/?.go", "**/deep/**/*.go",
 		"gen/**/e1/*.go", "gen/*/e2/*", "**/f1*.go", "nope/**", "main.go", filepath.Join(root, "src", "**", "*.go"),
+		"src/../src/**/*.go", "../" + filepath.Base(root) + "/src/**/*.go", "src/./**/*.go", "src//**/*.go",
 	}
 	for _, pat := range patterns {
 		in := map[string]any{"pattern": pat}
