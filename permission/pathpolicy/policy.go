@@ -18,13 +18,50 @@ type Options struct {
 type Policy struct {
 	files []entry
 	dirs  []entry
-	home  string
+	// fileIndex and dirIndex hold the same entries as files and dirs,
+	// keyed by a segment that must equal a path segment for the entry to
+	// match: Sensitive runs for every word of every command, and trying
+	// each of the hundred entries with path.Match was most of its cost.
+	fileIndex, dirIndex entryIndex
+	home                string
+	// memo is set on the copies Scoped returns, nil on a shared Policy.
+	memo *lookups
 }
 
 // entry is one sensitive-list item split into lower-case segments.
 type entry struct {
 	segs     []string
-	absolute bool // anchored at the root
+	lit      []bool // segs[i] holds no glob syntax: it matches only itself
+	absolute bool   // anchored at the root
+}
+
+// entryIndex files entries by their key segment when it is literal: the
+// first segment for an absolute entry (it must equal the path's first),
+// the last for a relative file (the path's last), the first for a
+// relative directory (the segment its window starts at). Entries whose
+// key segment is a glob are in rest, tried one by one.
+type entryIndex struct {
+	absFirst, relKey map[string][]entry
+	rest             []entry
+}
+
+func newEntryIndex(list []entry, files bool) entryIndex {
+	x := entryIndex{absFirst: map[string][]entry{}, relKey: map[string][]entry{}}
+	for _, e := range list {
+		k := 0
+		if files && !e.absolute {
+			k = len(e.segs) - 1
+		}
+		switch {
+		case !e.lit[k]:
+			x.rest = append(x.rest, e)
+		case e.absolute:
+			x.absFirst[e.segs[k]] = append(x.absFirst[e.segs[k]], e)
+		default:
+			x.relKey[e.segs[k]] = append(x.relKey[e.segs[k]], e)
+		}
+	}
+	return x
 }
 
 // New returns a policy.
@@ -43,6 +80,8 @@ func New(opts Options) *Policy {
 	}
 	p.files = parseEntries(files)
 	p.dirs = parseEntries(dirs)
+	p.fileIndex = newEntryIndex(p.files, true)
+	p.dirIndex = newEntryIndex(p.dirs, false)
 	return p
 }
 
@@ -55,9 +94,27 @@ func parseEntries(list []string) []entry {
 		}
 		e := entry{absolute: strings.HasPrefix(s, "/")}
 		e.segs = strings.Split(strings.Trim(s, "/"), "/")
+		e.lit = make([]bool, len(e.segs))
+		for i, seg := range e.segs {
+			// path.Match treats * ? [ and \ specially; any other pattern
+			// matches exactly the equal string.
+			e.lit[i] = !strings.ContainsAny(seg, `*?[\`)
+		}
 		out = append(out, e)
 	}
 	return out
+}
+
+// Scoped returns a copy of p that remembers what the file system said
+// about each path it resolves, for one analysis (one permission decision
+// at most): resolving the words of a command asks about the same folders
+// again and again. The copy is not safe for concurrent use and must be
+// dropped when the analysis ends, since the file system changes between
+// calls; p itself never remembers anything.
+func (p *Policy) Scoped() *Policy {
+	c := *p
+	c.memo = &lookups{}
+	return &c
 }
 
 // Home returns the directory ~ stands for.

@@ -14,17 +14,53 @@ func (p *Policy) Sensitive(name string) (string, bool) {
 	}
 	lower := strings.ToLower(path.Clean(name))
 	segs := strings.Split(strings.Trim(lower, "/"), "/")
-	for _, e := range p.files {
-		if e.matchFile(segs, strings.HasPrefix(lower, "/")) {
-			return name, true
-		}
-	}
-	for _, e := range p.dirs {
-		if e.matchDir(segs, strings.HasPrefix(lower, "/")) {
-			return name, true
-		}
+	abs := strings.HasPrefix(lower, "/")
+	if p.fileIndex.sensitive(segs, abs, true) || p.dirIndex.sensitive(segs, abs, false) {
+		return name, true
 	}
 	return "", false
+}
+
+// sensitive reports whether one of the index's entries matches segs, as
+// a file (matchFile) or a directory (matchDir). It tries only the
+// entries whose literal key segment equals the path segment it must
+// match, and every entry whose key is a glob: the answer is the one
+// trying every entry gives.
+func (x *entryIndex) sensitive(segs []string, abs, files bool) bool {
+	match := entry.matchDir
+	if files {
+		match = entry.matchFile
+	}
+	for _, e := range x.rest {
+		if match(e, segs, abs) {
+			return true
+		}
+	}
+	if abs && len(segs) > 0 {
+		for _, e := range x.absFirst[segs[0]] {
+			if match(e, segs, abs) {
+				return true
+			}
+		}
+	}
+	if files {
+		if len(segs) > 0 {
+			for _, e := range x.relKey[segs[len(segs)-1]] {
+				if e.matchFile(segs, abs) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for i, seg := range segs {
+		for _, e := range x.relKey[seg] {
+			if i+len(e.segs) <= len(segs) && segsMatchLit(e, segs[i:i+len(e.segs)]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // matchFile: the entry's segments end the path (anchored at the root for
@@ -34,28 +70,36 @@ func (e entry) matchFile(segs []string, abs bool) bool {
 		return false
 	}
 	if e.absolute {
-		return abs && len(segs) == len(e.segs) && segsMatch(e.segs, segs)
+		return abs && len(segs) == len(e.segs) && segsMatchLit(e, segs)
 	}
-	return segsMatch(e.segs, segs[len(segs)-len(e.segs):])
+	return segsMatchLit(e, segs[len(segs)-len(e.segs):])
 }
 
 // matchDir: the entry's segments appear consecutively in the path (from
 // the root for an absolute entry).
 func (e entry) matchDir(segs []string, abs bool) bool {
 	if e.absolute {
-		return abs && len(segs) >= len(e.segs) && segsMatch(e.segs, segs[:len(e.segs)])
+		return abs && len(segs) >= len(e.segs) && segsMatchLit(e, segs[:len(e.segs)])
 	}
 	for i := 0; i+len(e.segs) <= len(segs); i++ {
-		if segsMatch(e.segs, segs[i:i+len(e.segs)]) {
+		if segsMatchLit(e, segs[i:i+len(e.segs)]) {
 			return true
 		}
 	}
 	return false
 }
 
-func segsMatch(pattern, segs []string) bool {
-	for i := range pattern {
-		if ok, _ := path.Match(pattern[i], segs[i]); !ok {
+// segsMatchLit is segsMatch with the entry's literal segments compared
+// as strings, which is what path.Match does with them, without its cost.
+func segsMatchLit(e entry, segs []string) bool {
+	for i, pat := range e.segs {
+		if e.lit[i] {
+			if pat != segs[i] {
+				return false
+			}
+			continue
+		}
+		if ok, _ := path.Match(pat, segs[i]); !ok {
 			return false
 		}
 	}
