@@ -13,7 +13,7 @@ import (
 
 // corpusCommands reads the commands of the public corpus, when it is
 // beside the checkout.
-func corpusCommands(b *testing.B) []string {
+func corpusCommands(b testing.TB) []string {
 	f, err := os.Open(testdata.Path(b, "bash-permission-cases.tsv"))
 	if err != nil {
 		b.Fatal(err)

@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -18,6 +19,9 @@ func FuzzAnalyze(f *testing.F) {
 	a := New(Options{Home: "/home/user"})
 	env := Env{WorkingDirs: []string{"/tmp/project"}, Cwd: "/tmp/project"}
 	f.Fuzz(func(t *testing.T, cmd string) {
+		if len(cmd) <= MaxCommandLength && !strings.ContainsRune(cmd, 0) {
+			sameTree(t, cmd)
+		}
 		r := a.Analyze(cmd, env)
 		if len(r.Unanalysable) > 0 && (r.ReadOnly || r.EditsInWorkingDirs) {
 			t.Fatalf("%q: unanalysable (%v) yet read-only %v / edits %v", cmd, r.Unanalysable, r.ReadOnly, r.EditsInWorkingDirs)
