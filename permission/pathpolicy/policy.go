@@ -2,7 +2,9 @@ package pathpolicy
 
 import (
 	"os"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // Options configure a Policy.
@@ -78,11 +80,35 @@ func New(opts Options) *Policy {
 	if dirs == nil {
 		dirs = DefaultDangerousDirs
 	}
-	p.files = parseEntries(files)
-	p.dirs = parseEntries(dirs)
-	p.fileIndex = newEntryIndex(p.files, true)
-	p.dirIndex = newEntryIndex(p.dirs, false)
+	p.files, p.fileIndex = lastFiles.get(files, true)
+	p.dirs, p.dirIndex = lastDirs.get(dirs, false)
 	return p
+}
+
+// parsedList remembers the last list New parsed, and what it parsed it
+// into: a tool is made per session (or per check), almost always with the
+// default lists, and parsing them and building their index was most of
+// the cost of making one. Entries and indexes are never changed once
+// built, so policies share them. The list is compared by value, not
+// identity: the default lists are variables a program may change.
+type parsedList struct {
+	mu      sync.Mutex
+	list    []string
+	entries []entry
+	index   entryIndex
+}
+
+var lastFiles, lastDirs parsedList
+
+func (c *parsedList) get(list []string, files bool) ([]entry, entryIndex) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.list == nil || !slices.Equal(c.list, list) {
+		c.list = slices.Clone(list)
+		c.entries = parseEntries(list)
+		c.index = newEntryIndex(c.entries, files)
+	}
+	return c.entries, c.index
 }
 
 func parseEntries(list []string) []entry {

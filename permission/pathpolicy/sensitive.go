@@ -13,7 +13,8 @@ func (p *Policy) Sensitive(name string) (string, bool) {
 		return "", false
 	}
 	lower := strings.ToLower(path.Clean(name))
-	segs := strings.Split(strings.Trim(lower, "/"), "/")
+	var buf [16]string // most paths have fewer segments: no allocation
+	segs := splitSegs(buf[:0], strings.Trim(lower, "/"))
 	abs := strings.HasPrefix(lower, "/")
 	if p.fileIndex.sensitive(segs, abs, true) || p.dirIndex.sensitive(segs, abs, false) {
 		return name, true
@@ -27,18 +28,20 @@ func (p *Policy) Sensitive(name string) (string, bool) {
 // match, and every entry whose key is a glob: the answer is the one
 // trying every entry gives.
 func (x *entryIndex) sensitive(segs []string, abs, files bool) bool {
-	match := entry.matchDir
-	if files {
-		match = entry.matchFile
+	match := func(e entry) bool {
+		if files {
+			return e.matchFile(segs, abs)
+		}
+		return e.matchDir(segs, abs)
 	}
 	for _, e := range x.rest {
-		if match(e, segs, abs) {
+		if match(e) {
 			return true
 		}
 	}
 	if abs && len(segs) > 0 {
 		for _, e := range x.absFirst[segs[0]] {
-			if match(e, segs, abs) {
+			if match(e) {
 				return true
 			}
 		}
@@ -61,6 +64,19 @@ func (x *entryIndex) sensitive(segs []string, abs, files bool) bool {
 		}
 	}
 	return false
+}
+
+// splitSegs appends the "/"-separated parts of s to dst, as
+// strings.Split would return them.
+func splitSegs(dst []string, s string) []string {
+	for {
+		i := strings.IndexByte(s, '/')
+		if i < 0 {
+			return append(dst, s)
+		}
+		dst = append(dst, s[:i])
+		s = s[i+1:]
+	}
 }
 
 // matchFile: the entry's segments end the path (anchored at the root for
@@ -123,10 +139,12 @@ func (p *Policy) SensitivePath(name, cwd string) (string, bool) {
 	if !ok {
 		return name + " (which cannot be resolved)", true
 	}
+	// Sensitive judges the cleaned path and real is clean: when real is
+	// abs cleaned, the answer is the one just given.
+	if real == abs || real == path.Clean(abs) {
+		return "", false
+	}
 	if _, ok := p.Sensitive(real); ok {
-		if real == path.Clean(abs) {
-			return name, true
-		}
 		return name + " (" + real + ")", true
 	}
 	return "", false
