@@ -138,9 +138,18 @@ func parseEntries(list []string) []entry {
 // dropped when the analysis ends, since the file system changes between
 // calls; p itself never remembers anything.
 func (p *Policy) Scoped() *Policy {
-	c := *p
-	c.memo = &lookups{}
-	return &c
+	// One allocation for the copy, its memo and room for the first
+	// lookups (an analysis makes two or three).
+	c := &scopedPolicy{Policy: *p}
+	c.l.lstats = c.lstatRoom[:0]
+	c.Policy.memo = &c.l
+	return &c.Policy
+}
+
+type scopedPolicy struct {
+	Policy
+	l         lookups
+	lstatRoom [6]lstatResult
 }
 
 // Home returns the directory ~ stands for.

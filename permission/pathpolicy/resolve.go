@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -29,8 +30,13 @@ func (p *Policy) Resolve(name, cwd string) (string, bool) {
 
 func (p *Policy) resolve(abs, cwd string, depth int) (string, bool) {
 	resolved := "/"
-	rest := strings.Split(abs, "/")
+	var buf [24]string // most paths have fewer parts: no allocation
+	rest := splitSegs(buf[:0], abs)
 	links := 0
+	// inPlace: abs is clean and, so far, every part walked was one of its
+	// own (no link followed, no /proc entry replaced), so resolved is a
+	// prefix of abs and the next path is a longer prefix: no allocation.
+	inPlace := abs == path.Clean(abs)
 	// absent is a path found not to exist, or to be something other than
 	// a directory or a link: nothing below it can exist either (the
 	// kernel's lookup fails there, ENOENT or ENOTDIR), so every path
@@ -48,16 +54,24 @@ func (p *Policy) resolve(abs, cwd string, depth int) (string, bool) {
 			continue
 		}
 		if resolved == "/proc" && isProcess(part) {
-			r, remaining, ok := p.procEntry(part, rest, cwd, depth)
+			// A copy: rest may live on this frame's stack (buf), and
+			// what procEntry returns must not point into it.
+			r, remaining, ok := p.procEntry(part, slices.Clone(rest), cwd, depth)
 			if !ok {
 				return "", false
 			}
 			if r != "" {
 				resolved, rest = r, remaining
+				inPlace = false
 				continue
 			}
 		}
-		next := path.Join(resolved, part)
+		var next string
+		if inPlace {
+			next = abs[:len(strings.TrimSuffix(resolved, "/"))+1+len(part)]
+		} else {
+			next = path.Join(resolved, part)
+		}
 		if absent != "" && len(next) > len(absent) && next[len(absent)] == '/' && strings.HasPrefix(next, absent) {
 			resolved = next
 			continue
@@ -79,6 +93,7 @@ func (p *Policy) resolve(abs, cwd string, depth int) (string, bool) {
 			resolved = "/"
 		}
 		rest = append(strings.Split(target, "/"), rest...)
+		inPlace = false
 	}
 	return resolved, true
 }
