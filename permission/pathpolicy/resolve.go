@@ -183,11 +183,7 @@ func (p *Policy) lstat(name string) (fs.FileMode, error) {
 			}
 		}
 	}
-	var mode fs.FileMode
-	fi, err := os.Lstat(name)
-	if err == nil {
-		mode = fi.Mode()
-	}
+	mode, err := lstatMode(name)
 	if p.memo != nil && len(p.memo.lstats) < maxLookups {
 		p.memo.lstats = append(p.memo.lstats, lstatResult{name, mode, err})
 	}
