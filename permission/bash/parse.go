@@ -70,6 +70,9 @@ type Command struct {
 	FindRoots []Word
 	// Text is the source text of the command.
 	Text string
+
+	// readOnly caches readOnly's verdict: 0 not known, 1 yes, 2 no.
+	readOnly int8
 }
 
 // PathQualified reports whether the command was named with a path.
@@ -138,6 +141,7 @@ func Parse(command string) *Script {
 	s := &Script{}
 	p := &parser{script: s}
 	p.parse(command, 0, "")
+	markReadOnly(s)
 	return s
 }
 
