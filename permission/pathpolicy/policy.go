@@ -34,6 +34,10 @@ type Policy struct {
 type entry struct {
 	segs     []string
 	lit      []bool // segs[i] holds no glob syntax: it matches only itself
+	// prefix[i] is the literal start of a glob segment (".env." of
+	// ".env.*"), which every name it matches starts with: most names
+	// are rejected without path.Match.
+	prefix []string
 	absolute bool   // anchored at the root
 }
 
@@ -121,10 +125,16 @@ func parseEntries(list []string) []entry {
 		e := entry{absolute: strings.HasPrefix(s, "/")}
 		e.segs = strings.Split(strings.Trim(s, "/"), "/")
 		e.lit = make([]bool, len(e.segs))
+		e.prefix = make([]string, len(e.segs))
 		for i, seg := range e.segs {
 			// path.Match treats * ? [ and \ specially; any other pattern
-			// matches exactly the equal string.
-			e.lit[i] = !strings.ContainsAny(seg, `*?[\`)
+			// matches exactly the equal string, and a pattern matches
+			// only names that start with what precedes its first special.
+			j := strings.IndexAny(seg, `*?[\`)
+			e.lit[i] = j < 0
+			if j >= 0 {
+				e.prefix[i] = seg[:j]
+			}
 		}
 		out = append(out, e)
 	}

@@ -115,6 +115,9 @@ func segsMatchLit(e entry, segs []string) bool {
 			}
 			continue
 		}
+		if !strings.HasPrefix(segs[i], e.prefix[i]) {
+			return false
+		}
 		if ok, _ := path.Match(pat, segs[i]); !ok {
 			return false
 		}
