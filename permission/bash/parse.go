@@ -151,6 +151,7 @@ type parser struct {
 	afterCd  bool
 	cds      []Word // arguments of the cd/pushd commands so far, in order
 	cdLost   bool   // a cd whose target is not a plain argument (cd -, popd, options)
+	treeOnly bool   // no fast path for plain commands (tests compare the two)
 }
 
 func (p *parser) unsafe(format string, args ...any) {
@@ -183,6 +184,12 @@ func (p *parser) parse(command string, depth int, via string) {
 		// part of a word to the other): refuse them.
 		p.giveUp("the control character %q", command[i])
 		return
+	}
+	if words, ok := plainWords(command); ok && !p.treeOnly {
+		w := &walker{p: p, src: command, depth: depth, via: via}
+		if w.plainCommand(words) {
+			return
+		}
 	}
 	tree, hasError, ok := parseFlat(asciiOnly(command))
 	if !ok {
@@ -576,7 +583,7 @@ func (w *walker) resolve(cmd *Command, words []Word, wrappers []string) {
 			// Not analysable, but the commands its text names are
 			// collected, for the rules: sh -c "rm $f" runs rm.
 			w.p.unsafe("a %s -c string built at run time", cmd.Name)
-			sub := &parser{script: &Script{}}
+			sub := &parser{script: &Script{}, treeOnly: w.p.treeOnly}
 			sub.parse(script.Value, w.depth+1, cmd.Name+" -c")
 			w.p.script.Commands = append(w.p.script.Commands, sub.script.Commands...)
 			return

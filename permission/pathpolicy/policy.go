@@ -32,13 +32,13 @@ type Policy struct {
 
 // entry is one sensitive-list item split into lower-case segments.
 type entry struct {
-	segs     []string
-	lit      []bool // segs[i] holds no glob syntax: it matches only itself
+	segs []string
+	lit  []bool // segs[i] holds no glob syntax: it matches only itself
 	// prefix[i] is the literal start of a glob segment (".env." of
 	// ".env.*"), which every name it matches starts with: most names
 	// are rejected without path.Match.
-	prefix []string
-	absolute bool   // anchored at the root
+	prefix   []string
+	absolute bool // anchored at the root
 }
 
 // entryIndex files entries by their key segment when it is literal: the
