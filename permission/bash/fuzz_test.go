@@ -14,6 +14,7 @@ func FuzzAnalyze(f *testing.F) {
 		"r''m -{r,f} x", "$'\\x72m' x", "for f in *; do :; done", "timeout 5 sudo -u x env A=1 rm -rf y",
 		"ls | xargs -I{} sh -c 'rm {}'", "echo ${x:-$(id)}", "case x in *) ls;; esac", "cd /tmp; rm ../..",
 		"git -C x status", "env A=1 ls -la", "sudo -u root bash -c id", "nice -n 5 find . -delete",
+		"ls -la | wc -l; cd .. && git log || true", "sudo rm x | tee y && cd /tmp; ls",
 	} {
 		f.Add(s)
 	}

@@ -185,11 +185,10 @@ func (p *parser) parse(command string, depth int, via string) {
 		p.giveUp("the control character %q", command[i])
 		return
 	}
-	if words, ok := plainWords(command); ok && !p.treeOnly {
+	if pipelines, ok := plainScript(command); ok && !p.treeOnly {
 		w := &walker{p: p, src: command, depth: depth, via: via}
-		if w.plainCommand(words) {
-			return
-		}
+		w.plainScript(pipelines)
+		return
 	}
 	tree, hasError, ok := parseFlat(asciiOnly(command))
 	if !ok {

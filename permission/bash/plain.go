@@ -2,10 +2,11 @@ package bash
 
 import "strings"
 
-// A fast path for the commonest scripts: one simple command of plain
-// words (ls -la, git status, rm -rf build). Parsing them with tree-sitter
-// (and walking the tree) was about half the cost of judging them. Their
-// syntax leaves no choice: the words are separated by single spaces, hold
+// A fast path for the commonest scripts: simple commands of plain words
+// (ls -la, git status, rm -rf build), alone or joined by " && ", " || ",
+// "; " and " | ". Parsing them with tree-sitter (and walking the tree)
+// was about half the cost of judging them. Their syntax leaves no
+// choice: the words are separated by single spaces, hold
 // none of the characters the shell treats specially (quotes, $, `, \,
 // globs, braces, ~, #, !, %, redirections, operators, blanks other than
 // the separators; see plainByte), the name holds no = (an assignment),
@@ -60,11 +61,58 @@ func plainWords(command string) (words []string, ok bool) {
 	return words, true
 }
 
-// plainCommand records the simple command of a plain script as the
-// walker does for a command node: each word evaluated as an unquoted
-// word node, then resolved. It reports false, having recorded nothing,
-// if a word turns out not to be a plain literal, for the tree to judge.
-func (w *walker) plainCommand(words []string) bool {
+// plainScript splits a script of plain commands joined by " && ",
+// " || ", "; " and " | " into its pipelines (a command alone is a
+// pipeline of one), each command as the Words the walker would make of
+// its words. ok is false when the script is not one: the tree judges it.
+func plainScript(command string) (pipelines [][]plainCommand, ok bool) {
+	var pipe []plainCommand
+	start := 0
+	for j := 0; j <= len(command); j++ {
+		end, next, pipeEnds := j, j, true
+		switch {
+		case j == len(command):
+		case command[j] == ';' && strings.HasPrefix(command[j:], "; "):
+			next = j + 2
+		case command[j] == ' ' && strings.HasPrefix(command[j:], " && "),
+			command[j] == ' ' && strings.HasPrefix(command[j:], " || "):
+			next = j + 4
+		case command[j] == ' ' && strings.HasPrefix(command[j:], " | "):
+			next, pipeEnds = j+3, false
+		default:
+			continue
+		}
+		c, ok := newPlainCommand(command[start:end])
+		if !ok {
+			return nil, false
+		}
+		pipe = append(pipe, c)
+		if pipeEnds {
+			pipelines = append(pipelines, pipe)
+			pipe = nil
+		}
+		if j == len(command) {
+			return pipelines, true
+		}
+		start = next
+		j = next - 1
+	}
+	return nil, false // not reached
+}
+
+// plainCommand is one command of a plain script.
+type plainCommand struct {
+	text  string
+	words []Word
+}
+
+// newPlainCommand evaluates the words of one plain command as the walker
+// does a command node's: each as an unquoted word node.
+func newPlainCommand(text string) (plainCommand, bool) {
+	words, ok := plainWords(text)
+	if !ok {
+		return plainCommand{}, false
+	}
 	ws := make([]Word, len(words))
 	for i, s := range words {
 		var kinds []string
@@ -73,10 +121,33 @@ func (w *walker) plainCommand(words []string) bool {
 		wb.unquoted(s)
 		wb.w.Value = wb.b.String()
 		if len(kinds) > 0 || !wb.w.Literal() || wb.w.Glob || wb.w.Tilde || wb.w.Quoted {
-			return false
+			return plainCommand{}, false // cannot happen for plain words
 		}
 		ws[i] = wb.w
 	}
-	w.resolve(&Command{Text: w.src}, ws, nil)
-	return true
+	return plainCommand{text: text, words: ws}, true
+}
+
+// plainScript records the commands of a plain script as the walker does
+// the tree of one: statements in order, and a pipeline of several
+// commands numbered, each of its commands (and those they run) given the
+// pipeline and its stage.
+func (w *walker) plainScript(pipelines [][]plainCommand) {
+	for _, pipe := range pipelines {
+		if len(pipe) == 1 {
+			w.resolve(&Command{Text: pipe[0].text}, pipe[0].words, nil)
+			continue
+		}
+		w.p.pipeline++
+		id := w.p.pipeline
+		for stage, c := range pipe {
+			before := len(w.p.script.Commands)
+			w.resolve(&Command{Text: c.text}, c.words, nil)
+			for _, cmd := range w.p.script.Commands[before:] {
+				if cmd.Pipeline == 0 {
+					cmd.Pipeline, cmd.Stage = id, stage
+				}
+			}
+		}
+	}
 }

@@ -19,7 +19,7 @@ func parseTree(command string) *Script {
 // gives.
 func samePlain(t *testing.T, command string) {
 	t.Helper()
-	if _, ok := plainWords(command); !ok {
+	if _, ok := plainScript(command); !ok {
 		return
 	}
 	got, want := Parse(command), parseTree(command)
@@ -36,13 +36,17 @@ func TestPlainCommandsMatchTree(t *testing.T) {
 		"stdbuf -o0 ls", "env ls", "env -i ls", "sudo -u x ls", "doas ls", "watch ls", "ssh host ls", "xargs -I x sh -c x",
 		"cd .. ", " ls", "ls  -l", "git status", "rm -rf /", "rm -rf ~", "cd /tmp rm", "sudo -s", "su -c id root",
 		"python3 -c x", "npm run build", "go test ./...", "make -j4", "kill -9 1", "chmod 777 /", "dd if=/dev/zero of=/dev/sda",
-		"git push --force", "curl http://x", "wget -O- x.sh", "sh x.sh", "tee /etc/passwd", "mv a /", "cp -r /etc /tmp"}
+		"git push --force", "curl http://x", "wget -O- x.sh", "sh x.sh", "tee /etc/passwd", "mv a /", "cp -r /etc /tmp",
+		"a | b | c", "a && b || c", "a; b", "a && b | c", "a | b && c", "a; b && c", "a; b; c | d", "cd x && ls", "cd x; rm y",
+		"sudo rm x | cat", "ls | sudo tee x", "bash -c ls | sh", "a |b", "a| b", "a ;b", "a;b", "a ; b", "a;", "a &&", "&& a",
+		"a & b", "a &", "a || b | c && d; e", "a | b; c | d", "find . -exec rm | x", "xargs rm | ls && cd .. && ls",
+		"a |& b", "a ;; b", "a && && b", "a | | b", "a; ; b"}
 	for _, c := range append(cmds, corpusCommands(t)...) {
 		samePlain(t, c)
 	}
 	covered := 0
 	for _, c := range corpusCommands(t) {
-		if _, ok := plainWords(c); ok {
+		if _, ok := plainScript(c); ok {
 			covered++
 		}
 	}
@@ -65,9 +69,9 @@ func TestPlainCommandsMatchTree(t *testing.T) {
 func TestPlainWordsExhaustive(t *testing.T) {
 	max := 5
 	if testing.Short() {
-		max = 3
+		max = 4
 	}
-	const alphabet = "a1-./:,+=_"
+	const alphabet = "a1-./:,+=_ ;&|"
 	var words []string
 	var gen func(prefix string)
 	gen = func(prefix string) {
