@@ -585,6 +585,8 @@ func pathCandidates(c *Command) []Word {
 			return parseSed(c).files
 		}
 	}
+	// Room for each argument and a value it holds, in one allocation.
+	out = make([]Word, 0, 2*len(c.Args)+len(c.Assigns))
 	for _, w := range c.Args {
 		v := w.Value
 		out = append(out, w)

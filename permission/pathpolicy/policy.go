@@ -18,16 +18,21 @@ type Options struct {
 
 // Policy judges paths. It is safe for concurrent use.
 type Policy struct {
-	files []entry
-	dirs  []entry
-	// fileIndex and dirIndex hold the same entries as files and dirs,
-	// keyed by a segment that must equal a path segment for the entry to
-	// match: Sensitive runs for every word of every command, and trying
-	// each of the hundred entries with path.Match was most of its cost.
-	fileIndex, dirIndex entryIndex
-	home                string
+	// files and dirs are the sensitive lists, parsed; shared between
+	// policies, never changed.
+	files, dirs *parsedEntries
+	home        string
 	// memo is set on the copies Scoped returns, nil on a shared Policy.
 	memo *lookups
+}
+
+// parsedEntries is a sensitive list parsed, with its index: the same
+// entries keyed by a segment that must equal a path segment for the entry
+// to match (Sensitive runs for every word of every command, and trying
+// each of the hundred entries with path.Match was most of its cost).
+type parsedEntries struct {
+	entries []entry
+	index   entryIndex
 }
 
 // entry is one sensitive-list item split into lower-case segments.
@@ -84,8 +89,8 @@ func New(opts Options) *Policy {
 	if dirs == nil {
 		dirs = DefaultDangerousDirs
 	}
-	p.files, p.fileIndex = lastFiles.get(files, true)
-	p.dirs, p.dirIndex = lastDirs.get(dirs, false)
+	p.files = lastFiles.get(files, true)
+	p.dirs = lastDirs.get(dirs, false)
 	return p
 }
 
@@ -96,23 +101,22 @@ func New(opts Options) *Policy {
 // built, so policies share them. The list is compared by value, not
 // identity: the default lists are variables a program may change.
 type parsedList struct {
-	mu      sync.Mutex
-	list    []string
-	entries []entry
-	index   entryIndex
+	mu     sync.Mutex
+	list   []string
+	parsed *parsedEntries
 }
 
 var lastFiles, lastDirs parsedList
 
-func (c *parsedList) get(list []string, files bool) ([]entry, entryIndex) {
+func (c *parsedList) get(list []string, files bool) *parsedEntries {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.list == nil || !slices.Equal(c.list, list) {
+	if c.parsed == nil || !slices.Equal(c.list, list) {
 		c.list = slices.Clone(list)
-		c.entries = parseEntries(list)
-		c.index = newEntryIndex(c.entries, files)
+		entries := parseEntries(list)
+		c.parsed = &parsedEntries{entries: entries, index: newEntryIndex(entries, files)}
 	}
-	return c.entries, c.index
+	return c.parsed
 }
 
 func parseEntries(list []string) []entry {
@@ -159,7 +163,7 @@ func (p *Policy) Scoped() *Policy {
 type scopedPolicy struct {
 	Policy
 	l         lookups
-	lstatRoom [6]lstatResult
+	lstatRoom [4]lstatResult
 }
 
 // Home returns the directory ~ stands for.

@@ -258,7 +258,7 @@ func referenceSensitive(p *Policy, name string) bool {
 		}
 		return true
 	}
-	for _, e := range p.files {
+	for _, e := range p.files.entries {
 		if len(segs) < len(e.segs) {
 			continue
 		}
@@ -267,7 +267,7 @@ func referenceSensitive(p *Policy, name string) bool {
 			return true
 		}
 	}
-	for _, e := range p.dirs {
+	for _, e := range p.dirs.entries {
 		if e.absolute {
 			if abs && len(segs) >= len(e.segs) && match(e.segs, segs[:len(e.segs)]) {
 				return true

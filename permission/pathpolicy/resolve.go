@@ -1,6 +1,7 @@
 package pathpolicy
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path"
@@ -161,10 +162,13 @@ type lookups struct {
 }
 
 type lstatResult struct {
-	name string
-	mode fs.FileMode
-	err  error
+	name   string
+	mode   fs.FileMode
+	failed bool // resolve asks only whether Lstat failed, not why
 }
+
+// errLstat stands for a remembered Lstat failure.
+var errLstat = errors.New("lstat failed")
 
 type linkResult struct {
 	name, target string
@@ -179,13 +183,16 @@ func (p *Policy) lstat(name string) (fs.FileMode, error) {
 	if p.memo != nil {
 		for i := range p.memo.lstats {
 			if r := &p.memo.lstats[i]; r.name == name {
-				return r.mode, r.err
+				if r.failed {
+					return 0, errLstat
+				}
+				return r.mode, nil
 			}
 		}
 	}
 	mode, err := lstatMode(name)
 	if p.memo != nil && len(p.memo.lstats) < maxLookups {
-		p.memo.lstats = append(p.memo.lstats, lstatResult{name, mode, err})
+		p.memo.lstats = append(p.memo.lstats, lstatResult{name, mode, err != nil})
 	}
 	return mode, err
 }

@@ -16,7 +16,7 @@ func (p *Policy) Sensitive(name string) (string, bool) {
 	var buf [16]string // most paths have fewer segments: no allocation
 	segs := splitSegs(buf[:0], strings.Trim(lower, "/"))
 	abs := strings.HasPrefix(lower, "/")
-	if p.fileIndex.sensitive(segs, abs, true) || p.dirIndex.sensitive(segs, abs, false) {
+	if p.files.index.sensitive(segs, abs, true) || p.dirs.index.sensitive(segs, abs, false) {
 		return name, true
 	}
 	return "", false
@@ -182,7 +182,7 @@ func (p *Policy) GlobMaySensitive(glob, cwd string) (string, bool) {
 func (p *Policy) patternMaySensitive(pattern string) bool {
 	lower := strings.ToLower(pattern)
 	segs := strings.Split(strings.Trim(lower, "/"), "/")
-	for _, e := range p.files {
+	for _, e := range p.files.entries {
 		if e.absolute {
 			if len(segs) == len(e.segs) && segsMayMatch(e.segs, segs) {
 				return true
@@ -193,7 +193,7 @@ func (p *Policy) patternMaySensitive(pattern string) bool {
 			return true
 		}
 	}
-	for _, e := range p.dirs {
+	for _, e := range p.dirs.entries {
 		if e.absolute {
 			if len(segs) >= len(e.segs) && segsMayMatch(e.segs, segs[:len(e.segs)]) {
 				return true
