@@ -76,3 +76,29 @@ func TestFlatTreeMatchesSitter(t *testing.T) {
 		sameTree(t, c)
 	}
 }
+
+// TestParseConcurrent: parsers and flat trees come from pools shared by
+// every goroutine (run with -race).
+func TestParseConcurrent(t *testing.T) {
+	cmds := corpusCommands(t)
+	want := make([]*Script, len(cmds))
+	for i, c := range cmds {
+		want[i] = Parse(c)
+	}
+	done := make(chan bool)
+	for g := range 4 {
+		go func() {
+			defer func() { done <- true }()
+			for i := range cmds {
+				j := (i + g*97) % len(cmds)
+				if got := Parse(cmds[j]); len(got.Commands) != len(want[j].Commands) || len(got.Unsafe) != len(want[j].Unsafe) {
+					t.Errorf("%q parsed differently under concurrency", cmds[j])
+					return
+				}
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+}
