@@ -3,17 +3,19 @@ package bash
 import "strings"
 
 // A fast path for the commonest scripts: simple commands of plain words
-// (ls -la, git status, rm -rf build), alone or joined by " && ", " || ",
-// "; " and " | ". Parsing them with tree-sitter (and walking the tree)
+// (ls -la, git status, sed -n '1p' f), alone or joined by " && ", " || ",
+// "; " and " | " (but for a pipeline of three or more commands followed
+// by && or ||, which the grammar nests oddly). Parsing them with tree-sitter (and walking the tree)
 // was about half the cost of judging them. Their syntax leaves no
-// choice: the words are separated by single spaces, hold
-// none of the characters the shell treats specially (quotes, $, `, \,
-// globs, braces, ~, #, !, %, redirections, operators, blanks other than
-// the separators; see plainByte), the name holds no = (an assignment),
-// none starts with = or holds == (test operators), and none is a word the
-// grammar reserves.
-// For them the walker's own steps are taken on the words directly;
-// TestPlainCommandsMatchTree and FuzzAnalyze check that the script is the
+// choice: the words are separated by single spaces; each is either
+// unquoted and holds none of the characters the shell treats specially
+// (quotes, $, `, \, globs, braces, ~, #, !, %, redirections, operators,
+// blanks; see plainByte), or, past the command's name, one single-quoted
+// string of printable characters standing alone; the name holds no =
+// (an assignment); no unquoted word starts with = or holds == (test
+// operators) or is a word the grammar reserves. For them the walker's own
+// steps are taken on the words directly; TestPlainCommandsMatchTree,
+// TestPlainWordsExhaustive and FuzzAnalyze check that the script is the
 // one the tree gives.
 
 // reservedWords are the words the bash grammar may read as something
@@ -38,27 +40,45 @@ func plainByte(c byte, first, start bool) bool {
 	return false
 }
 
-// plainWords splits a plain command into its words; ok is false when
-// the command is not one (see above).
+// plainWords splits a plain command into its words, as written (a
+// quoted word with its quotes); ok is false when the command is not one
+// (see above).
 func plainWords(command string) (words []string, ok bool) {
-	start := 0
-	for i := 0; i <= len(command); i++ {
-		if i < len(command) && command[i] != ' ' {
-			if !plainByte(command[i], len(words) == 0, i == start) {
+	for i := 0; ; i++ {
+		start := i
+		if i < len(command) && command[i] == '\'' && len(words) > 0 {
+			j := strings.IndexByte(command[i+1:], '\'')
+			if j < 0 {
 				return nil, false
 			}
-			continue
+			for _, c := range []byte(command[i+1 : i+1+j]) {
+				if c < 0x20 || c > 0x7e {
+					return nil, false
+				}
+			}
+			i += j + 2
+		} else {
+			for i < len(command) && command[i] != ' ' {
+				if !plainByte(command[i], len(words) == 0, i == start) {
+					return nil, false
+				}
+				i++
+			}
+			w := command[start:i]
+			if w == "" || reservedWords[w] || w[0] == '=' || strings.Contains(w, "==") {
+				// A leading, trailing or double space; a keyword; a test
+				// operator (==, =~), which the grammar reads outside [[ ]].
+				return nil, false
+			}
 		}
-		w := command[start:i]
-		if w == "" || reservedWords[w] || w[0] == '=' || strings.Contains(w, "==") {
-			// A leading, trailing or double space; a keyword; a test
-			// operator (==, =~), which the grammar reads outside [[ ]].
-			return nil, false
+		words = append(words, command[start:i])
+		if i == len(command) {
+			return words, true
 		}
-		words = append(words, w)
-		start = i + 1
+		if command[i] != ' ' {
+			return nil, false // a quoted string joined to more
+		}
 	}
-	return words, true
 }
 
 // plainScript splits a script of plain commands joined by " && ",
@@ -76,6 +96,12 @@ func plainScript(command string) (pipelines [][]plainCommand, ok bool) {
 			next = j + 2
 		case command[j] == ' ' && strings.HasPrefix(command[j:], " && "),
 			command[j] == ' ' && strings.HasPrefix(command[j:], " || "):
+			if len(pipe) >= 2 {
+				// tree-sitter-bash reads a | b | c && d as a pipeline
+				// whose last stage is the list b | c && d: the walker
+				// numbers those pipelines otherwise. Left to the tree.
+				return nil, false
+			}
 			next = j + 4
 		case command[j] == ' ' && strings.HasPrefix(command[j:], " | "):
 			next, pipeEnds = j+3, false
@@ -118,9 +144,14 @@ func newPlainCommand(text string) (plainCommand, bool) {
 		var kinds []string
 		wb := &wordBuilder{src: s, unsafe: &kinds, first: true}
 		wb.w.Raw = s
-		wb.unquoted(s)
+		quoted := s[0] == '\''
+		if quoted {
+			wb.literal(s[1 : len(s)-1]) // a raw_string node
+		} else {
+			wb.unquoted(s) // a word node
+		}
 		wb.w.Value = wb.b.String()
-		if len(kinds) > 0 || !wb.w.Literal() || wb.w.Glob || wb.w.Tilde || wb.w.Quoted {
+		if len(kinds) > 0 || !wb.w.Literal() || wb.w.Glob || wb.w.Tilde || wb.w.Quoted != quoted {
 			return plainCommand{}, false // cannot happen for plain words
 		}
 		ws[i] = wb.w

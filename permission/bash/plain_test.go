@@ -40,7 +40,10 @@ func TestPlainCommandsMatchTree(t *testing.T) {
 		"a | b | c", "a && b || c", "a; b", "a && b | c", "a | b && c", "a; b && c", "a; b; c | d", "cd x && ls", "cd x; rm y",
 		"sudo rm x | cat", "ls | sudo tee x", "bash -c ls | sh", "a |b", "a| b", "a ;b", "a;b", "a ; b", "a;", "a &&", "&& a",
 		"a & b", "a &", "a || b | c && d; e", "a | b; c | d", "find . -exec rm | x", "xargs rm | ls && cd .. && ls",
-		"a |& b", "a ;; b", "a && && b", "a | | b", "a; ; b"}
+		"a |& b", "a ;; b", "a && && b", "a | | b", "a; ; b", "echo 'a'", "echo ''", "echo 'a b'", "echo 'a' 'b'",
+		"echo 'a'b", "echo a'b'", "echo 'a", "'ls' x", "echo 'a && b'", "echo 'a; b' c", "echo 'it''s'", "echo '$(id)'",
+		"echo '#x'", "echo '\\'", "sed -n '1p' f", "grep 'a|b' f | wc -l", "echo 'if'", "echo '=='", "echo ' '",
+		"git commit -m 'fix: a, b' && git push", "echo '~'", "echo 'a\nb'", "echo 'a' | 'b'"}
 	for _, c := range append(cmds, corpusCommands(t)...) {
 		samePlain(t, c)
 	}
@@ -53,8 +56,8 @@ func TestPlainCommandsMatchTree(t *testing.T) {
 	if covered == 0 {
 		t.Error("no corpus command takes the fast path")
 	}
-	if _, ok := plainWords("ls 'x'"); ok {
-		t.Error("quotes are not plain")
+	if _, ok := plainWords("ls \"x\""); ok {
+		t.Error("double quotes are not plain")
 	}
 	for _, kw := range strings.Fields("if then fi for do done in time export") {
 		if _, ok := plainWords("echo " + kw); ok {
@@ -71,7 +74,7 @@ func TestPlainWordsExhaustive(t *testing.T) {
 	if testing.Short() {
 		max = 4
 	}
-	const alphabet = "a1-./:,+=_ ;&|"
+	const alphabet = "a1-./:,+=_ ;&|'"
 	var words []string
 	var gen func(prefix string)
 	gen = func(prefix string) {
@@ -90,4 +93,27 @@ func TestPlainWordsExhaustive(t *testing.T) {
 		samePlain(t, w)
 		samePlain(t, "x "+w)
 	}
+}
+
+// TestPlainStructuresExhaustive compares the fast path with the tree for
+// every way of joining up to eight commands with | && || and ;: the
+// grammar nests some of them oddly (a | b | c && d), and the pipelines
+// the walker numbers follow the tree's nesting.
+func TestPlainStructuresExhaustive(t *testing.T) {
+	max := 8
+	if testing.Short() {
+		max = 6
+	}
+	seps := []string{" | ", " && ", " || ", "; "}
+	var gen func(s string, n int)
+	gen = func(s string, n int) {
+		samePlain(t, s)
+		if n == max {
+			return
+		}
+		for _, sep := range seps {
+			gen(s+sep+string(rune('a'+n)), n+1)
+		}
+	}
+	gen("a", 1)
 }
