@@ -179,6 +179,11 @@ type linkResult struct {
 // file system each time (the answer is the same, only slower).
 const maxLookups = 64
 
+// Lstat is os.Lstat reduced to the type bits (link, directory), answered
+// from what this scope (Scoped) already asked the file system, as Resolve
+// is: name names nothing beyond what the analysis saw.
+func (p *Policy) Lstat(name string) (fs.FileMode, error) { return p.lstat(name) }
+
 func (p *Policy) lstat(name string) (fs.FileMode, error) {
 	if p.memo != nil {
 		for i := range p.memo.lstats {
