@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // Context is the permission configuration a call is judged under.
@@ -25,11 +26,66 @@ type Context struct {
 	// change there changes what the host itself runs. They act as ask
 	// rules Edit(//PATH) that a request's own rules cannot drop.
 	Protected []string
+
+	// memo is set on the copy Evaluate makes for one decision (see Shared).
+	memo *decisionMemo
+}
+
+// decisionMemo holds what the checks of one decision share.
+type decisionMemo struct {
+	mu sync.Mutex
+	m  map[any]any
+}
+
+// Shared returns compute's answer for key, computed once per decision:
+// Evaluate hands the subject's methods a copy of the context made for
+// that one decision, so a tool whose read-only verdict, own check and
+// rule coverage all rest on one costly analysis (Bash) runs it once.
+// Outside Evaluate (a nil context, or one the caller made) it calls
+// compute every time. The answers are dropped with the copy when the
+// decision ends: the file system, and so the analysis, may differ at the
+// next call. key must be comparable and name the tool and everything the
+// answer depends on besides the context; compute must not change what
+// it returns to one caller after another got it.
+func (c *Context) Shared(key any, compute func() any) any {
+	if c == nil || c.memo == nil {
+		return compute()
+	}
+	m := c.memo
+	m.mu.Lock()
+	v, ok := m.m[key]
+	m.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = compute() // unlocked: compute may ask for other keys
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if old, ok := m.m[key]; ok {
+		return old
+	}
+	if m.m == nil {
+		m.m = map[any]any{}
+	}
+	m.m[key] = v
+	return v
+}
+
+// forDecision returns the copy of c the steps of one decision share.
+func (c *Context) forDecision() *Context {
+	if c == nil {
+		return nil
+	}
+	out := *c
+	out.memo = &decisionMemo{}
+	return &out
 }
 
 // Clone returns a copy whose slices can be appended to without touching c.
+// The copy shares no decision's answers: it may outlive the decision.
 func (c *Context) Clone() *Context {
 	out := *c
+	out.memo = nil
 	out.WorkingDirs = append([]string(nil), c.WorkingDirs...)
 	out.Allow = append([]Rule(nil), c.Allow...)
 	out.Deny = append([]Rule(nil), c.Deny...)
@@ -133,6 +189,7 @@ type Escalator interface {
 // DENY stays a DENY, and the modes that never ask (dont_ask) or allow
 // nothing that changes anything (explore) deny it.
 func Evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context) Decision {
+	pc = pc.forDecision()
 	d := evaluate(ctx, s, input, pc)
 	e, ok := s.(Escalator)
 	if !ok || d.Behavior == Deny {

@@ -37,6 +37,15 @@ func NewWithPolicy(p *pathpolicy.Policy) *Analyzer {
 	return &Analyzer{paths: p, home: p.Home(), cache: newScriptCache()}
 }
 
+// scoped returns a copy of a whose path policy remembers file-system
+// lookups for the length of one analysis (pathpolicy.Policy.Scoped): the
+// copy lives on the caller's stack of calls only and is dropped with it.
+func (a *Analyzer) scoped() *Analyzer {
+	c := *a
+	c.paths = a.paths.Scoped()
+	return &c
+}
+
 // Policy returns the path policy the analyzer judges paths with.
 func (a *Analyzer) Policy() *pathpolicy.Policy { return a.paths }
 
@@ -102,6 +111,7 @@ func (a *Analyzer) AnalyzeScript(s *Script, env Env) *Report {
 		// Nothing to run is nothing we can vouch for: the caller asks.
 		return r
 	}
+	a = a.scoped()
 	ro := true
 	assigned := assignedVariables(s)
 	for _, c := range s.Commands {
@@ -575,6 +585,8 @@ func pathCandidates(c *Command) []Word {
 			return parseSed(c).files
 		}
 	}
+	// Room for each argument and a value it holds, in one allocation.
+	out = make([]Word, 0, 2*len(c.Args)+len(c.Assigns))
 	for _, w := range c.Args {
 		v := w.Value
 		out = append(out, w)

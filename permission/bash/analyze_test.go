@@ -468,3 +468,35 @@ func TestReadTargets(t *testing.T) {
 		t.Error("cat $F: reads something unknown")
 	}
 }
+
+// TestPlantedGitBelowMissingFolders: git run in a folder that does not
+// exist (yet) still walks up to a bare repository above it; the walk
+// skips probing inside folders the resolution found missing.
+func TestPlantedGitBelowMissingFolders(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	bare := filepath.Join(root, "bare")
+	for _, d := range []string{bare + "/objects", bare + "/refs", root + "/repo/.git"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(bare+"/HEAD", []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := New(Options{Home: "/home/user"})
+	for cwd, planted := range map[string]bool{
+		bare + "/missing/deeper": true,
+		bare:                     true,
+		root + "/repo/missing":   false,
+		root + "/missing":        false,
+	} {
+		r := a.Analyze("git status", Env{WorkingDirs: []string{cwd}, Cwd: cwd})
+		got := false
+		for _, u := range r.Untrusted {
+			got = got || strings.Contains(u, "bare repository")
+		}
+		if got != planted {
+			t.Errorf("git status in %s: planted %v, want %v (%v)", cwd, got, planted, r.Untrusted)
+		}
+	}
+}

@@ -13,7 +13,7 @@ import (
 
 // corpusCommands reads the commands of the public corpus, when it is
 // beside the checkout.
-func corpusCommands(b *testing.B) []string {
+func corpusCommands(b testing.TB) []string {
 	f, err := os.Open(testdata.Path(b, "bash-permission-cases.tsv"))
 	if err != nil {
 		b.Fatal(err)
@@ -33,8 +33,9 @@ func corpusCommands(b *testing.B) []string {
 }
 
 // BenchmarkAnalyzeCorpus parses and analyses every command of the public
-// corpus, bypassing the Analyzer's cache, and reports the median time per
-// command (target: 50 µs).
+// corpus, bypassing the Analyzer's cache. ns/op and allocs/op are per pass
+// over the corpus; the metrics give the median, p90 and p99, over the
+// commands, of each command's median time.
 func BenchmarkAnalyzeCorpus(b *testing.B) {
 	cmds := corpusCommands(b)
 	a := New(Options{Home: "/home/user"})
@@ -55,5 +56,6 @@ func BenchmarkAnalyzeCorpus(b *testing.B) {
 	}
 	slices.Sort(medians)
 	b.ReportMetric(float64(medians[len(medians)/2].Nanoseconds())/1000, "median-µs/cmd")
+	b.ReportMetric(float64(medians[len(medians)*9/10].Nanoseconds())/1000, "p90-µs/cmd")
 	b.ReportMetric(float64(medians[len(medians)*99/100].Nanoseconds())/1000, "p99-µs/cmd")
 }

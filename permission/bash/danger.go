@@ -14,18 +14,23 @@ import (
 // flagSet collects a command's flags until "--": short letters (from
 // clusters) and long names (without =value).
 type flagSet struct {
-	short map[byte]bool
-	long  map[string]bool
+	// short is indexed by the letter: an array, not a map, since flagsOf
+	// runs for nearly every command.
+	short [256]bool
+	long  map[string]bool // nil until a long option is seen
 }
 
 func flagsOf(cmd string, args []string) flagSet {
-	fs := flagSet{short: map[byte]bool{}, long: map[string]bool{}}
+	var fs flagSet
 	for _, a := range args {
 		if a == "--" {
 			break
 		}
 		if strings.HasPrefix(a, "--") {
 			name, _, _ := strings.Cut(a[2:], "=")
+			if fs.long == nil {
+				fs.long = map[string]bool{}
+			}
 			fs.long[canonicalLong(cmd, name)] = true
 		} else if len(a) > 1 && a[0] == '-' {
 			for i := 1; i < len(a); i++ {

@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -12,12 +13,18 @@ func FuzzAnalyze(f *testing.F) {
 		"bash -c 'ls; rm x'", "find . -exec rm {} \\;", "a=1 b=2 ls > out 2>&1", "echo \"$\\\n(id)\"",
 		"r''m -{r,f} x", "$'\\x72m' x", "for f in *; do :; done", "timeout 5 sudo -u x env A=1 rm -rf y",
 		"ls | xargs -I{} sh -c 'rm {}'", "echo ${x:-$(id)}", "case x in *) ls;; esac", "cd /tmp; rm ../..",
+		"git -C x status", "env A=1 ls -la", "sudo -u root bash -c id", "nice -n 5 find . -delete",
+		"ls -la | wc -l; cd .. && git log || true", "sudo rm x | tee y && cd /tmp; ls",
 	} {
 		f.Add(s)
 	}
 	a := New(Options{Home: "/home/user"})
 	env := Env{WorkingDirs: []string{"/tmp/project"}, Cwd: "/tmp/project"}
 	f.Fuzz(func(t *testing.T, cmd string) {
+		if len(cmd) <= MaxCommandLength && !strings.ContainsRune(cmd, 0) {
+			sameTree(t, cmd)
+		}
+		samePlain(t, cmd)
 		r := a.Analyze(cmd, env)
 		if len(r.Unanalysable) > 0 && (r.ReadOnly || r.EditsInWorkingDirs) {
 			t.Fatalf("%q: unanalysable (%v) yet read-only %v / edits %v", cmd, r.Unanalysable, r.ReadOnly, r.EditsInWorkingDirs)

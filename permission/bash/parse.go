@@ -1,14 +1,9 @@
 package bash
 
 import (
-	"context"
 	"fmt"
 	"path"
 	"strings"
-	"sync"
-
-	sitter "github.com/smacker/go-tree-sitter"
-	"github.com/smacker/go-tree-sitter/bash"
 )
 
 // MaxCommandLength is the longest command analysed; longer ones are
@@ -75,6 +70,9 @@ type Command struct {
 	FindRoots []Word
 	// Text is the source text of the command.
 	Text string
+
+	// readOnly caches readOnly's verdict: 0 not known, 1 yes, 2 no.
+	readOnly int8
 }
 
 // PathQualified reports whether the command was named with a path.
@@ -137,18 +135,13 @@ func isFDTarget(s string) bool {
 	return true
 }
 
-var parsers = sync.Pool{New: func() any {
-	p := sitter.NewParser()
-	p.SetLanguage(bash.GetLanguage())
-	return p
-}}
-
 // Parse analyses a command string. It never fails: what cannot be
 // analysed is reported in Script.Unsafe.
 func Parse(command string) *Script {
 	s := &Script{}
 	p := &parser{script: s}
 	p.parse(command, 0, "")
+	markReadOnly(s)
 	return s
 }
 
@@ -158,6 +151,7 @@ type parser struct {
 	afterCd  bool
 	cds      []Word // arguments of the cd/pushd commands so far, in order
 	cdLost   bool   // a cd whose target is not a plain argument (cd -, popd, options)
+	treeOnly bool   // no fast path for plain commands (tests compare the two)
 }
 
 func (p *parser) unsafe(format string, args ...any) {
@@ -191,22 +185,23 @@ func (p *parser) parse(command string, depth int, via string) {
 		p.giveUp("the control character %q", command[i])
 		return
 	}
-	sp := parsers.Get().(*sitter.Parser)
-	tree, err := sp.ParseCtx(context.Background(), nil, asciiOnly(command))
-	parsers.Put(sp)
-	if err != nil || tree == nil {
+	if pipelines, ok := plainScript(command); ok && !p.treeOnly {
+		w := &walker{p: p, src: command, depth: depth, via: via}
+		w.plainScript(pipelines)
+		return
+	}
+	tree, hasError, ok := parseFlat(asciiOnly(command))
+	if !ok {
 		p.giveUp("the command could not be parsed")
 		return
 	}
-	defer tree.Close()
-	root := tree.RootNode()
-	if root.HasError() {
+	if hasError {
 		p.giveUp("the command does not parse as shell syntax")
 		return
 	}
-	src := []byte(command)
-	w := &walker{p: p, src: src, depth: depth, via: via}
-	w.statements(root)
+	defer tree.release()
+	w := &walker{p: p, src: command, depth: depth, via: via}
+	w.statements(tree.root())
 }
 
 // asciiOnly returns the command with every non-ASCII byte replaced by
@@ -258,12 +253,12 @@ func hasBackslashNewline(s string) bool {
 
 type walker struct {
 	p     *parser
-	src   []byte
+	src   string // the command: node texts are its substrings
 	depth int
 	via   string
 }
 
-func (w *walker) unsafeNode(n *sitter.Node) {
+func (w *walker) unsafeNode(n *node) {
 	w.p.unsafe("%s cannot be analysed statically", describeNode(n.Type()))
 }
 
@@ -304,7 +299,7 @@ func describeNode(kind string) string {
 }
 
 // statements walks a node holding statements.
-func (w *walker) statements(n *sitter.Node) {
+func (w *walker) statements(n *node) {
 	for i := 0; i < int(n.NamedChildCount()); i++ {
 		w.statement(n.NamedChild(i), nil)
 	}
@@ -312,7 +307,7 @@ func (w *walker) statements(n *sitter.Node) {
 
 // statement walks one statement; redirects collects redirects applying to
 // it from an enclosing redirected_statement.
-func (w *walker) statement(n *sitter.Node, redirects []Redirect) {
+func (w *walker) statement(n *node, redirects []Redirect) {
 	switch n.Type() {
 	case "comment":
 		if !w.commentStartsWord(n) {
@@ -339,7 +334,7 @@ func (w *walker) statement(n *sitter.Node, redirects []Redirect) {
 		}
 	case "redirected_statement":
 		var rs []Redirect
-		var body *sitter.Node
+		var body *node
 		for i := 0; i < int(n.ChildCount()); i++ {
 			c := n.Child(i)
 			if !c.IsNamed() {
@@ -386,7 +381,7 @@ var statementKinds = setOf("comment", "list", "pipeline", "redirected_statement"
 
 // descend walks the children of a construct that cannot be analysed,
 // collecting the commands it holds.
-func (w *walker) descend(n *sitter.Node) {
+func (w *walker) descend(n *node) {
 	for i := 0; i < int(n.NamedChildCount()); i++ {
 		c := n.NamedChild(i)
 		switch {
@@ -402,7 +397,7 @@ func (w *walker) descend(n *sitter.Node) {
 
 // substitutions collects the commands of the command and process
 // substitutions inside a word: `echo $(rm -f f)` runs rm.
-func (w *walker) substitutions(n *sitter.Node) {
+func (w *walker) substitutions(n *node) {
 	if n.Type() == "command_substitution" || n.Type() == "process_substitution" {
 		w.descend(n)
 		return
@@ -417,7 +412,7 @@ func (w *walker) substitutions(n *sitter.Node) {
 	}
 }
 
-func (w *walker) assignments(n *sitter.Node, out *[]Assign) {
+func (w *walker) assignments(n *node, out *[]Assign) {
 	if n.Type() == "variable_assignments" {
 		for i := 0; i < int(n.NamedChildCount()); i++ {
 			w.assignments(n.NamedChild(i), out)
@@ -443,7 +438,7 @@ func (w *walker) assignments(n *sitter.Node, out *[]Assign) {
 
 // declaration handles export/declare/local/readonly/typeset/unset: a
 // command like any other, named by its keyword.
-func (w *walker) declaration(n *sitter.Node) {
+func (w *walker) declaration(n *node) {
 	cmd := &Command{Text: n.Content(w.src)}
 	for i := 0; i < int(n.ChildCount()); i++ {
 		c := n.Child(i)
@@ -467,7 +462,7 @@ func (w *walker) declaration(n *sitter.Node) {
 	w.add(cmd)
 }
 
-func (w *walker) word(n *sitter.Node) Word {
+func (w *walker) word(n *node) Word {
 	var kinds []string
 	word := evalWord(n, w.src, &kinds)
 	for _, k := range kinds {
@@ -480,7 +475,7 @@ func (w *walker) word(n *sitter.Node) Word {
 }
 
 // command handles a simple command node.
-func (w *walker) command(n *sitter.Node) {
+func (w *walker) command(n *node) {
 	cmd := &Command{Text: n.Content(w.src)}
 	var words []Word
 	for i := 0; i < int(n.ChildCount()); i++ {
@@ -514,7 +509,7 @@ func (w *walker) command(n *sitter.Node) {
 // commentStartsWord reports whether bash would read the # that starts n
 // as a comment: at the start of the input, or after an unescaped blank,
 // newline or operator.
-func (w *walker) commentStartsWord(n *sitter.Node) bool {
+func (w *walker) commentStartsWord(n *node) bool {
 	i := int(n.StartByte())
 	if i == 0 {
 		return true
@@ -587,7 +582,7 @@ func (w *walker) resolve(cmd *Command, words []Word, wrappers []string) {
 			// Not analysable, but the commands its text names are
 			// collected, for the rules: sh -c "rm $f" runs rm.
 			w.p.unsafe("a %s -c string built at run time", cmd.Name)
-			sub := &parser{script: &Script{}}
+			sub := &parser{script: &Script{}, treeOnly: w.p.treeOnly}
 			sub.parse(script.Value, w.depth+1, cmd.Name+" -c")
 			w.p.script.Commands = append(w.p.script.Commands, sub.script.Commands...)
 			return
@@ -611,7 +606,7 @@ func (w *walker) resolve(cmd *Command, words []Word, wrappers []string) {
 }
 
 // redirect evaluates a redirect node.
-func (w *walker) redirect(n *sitter.Node) (Redirect, bool) {
+func (w *walker) redirect(n *node) (Redirect, bool) {
 	r := Redirect{}
 	switch n.Type() {
 	case "file_redirect":
@@ -658,7 +653,7 @@ func (w *walker) redirect(n *sitter.Node) (Redirect, bool) {
 // checkGap makes sure only blanks stand between a redirect's operator and
 // its target: tree-sitter-bash swallows an escaped blank and a newline
 // there (ls <<<\ <newline>touch x), where bash ends the command.
-func (w *walker) checkGap(redirect, target *sitter.Node) {
+func (w *walker) checkGap(redirect, target *node) {
 	from := int(redirect.StartByte())
 	for i := 0; i < int(redirect.ChildCount()); i++ {
 		c := redirect.Child(i)
@@ -667,7 +662,7 @@ func (w *walker) checkGap(redirect, target *sitter.Node) {
 		}
 		from = int(c.EndByte())
 	}
-	for _, b := range w.src[from:target.StartByte()] {
+	for _, b := range []byte(w.src[from:target.StartByte()]) {
 		if b != ' ' && b != '\t' {
 			w.p.unsafe("a redirect target the shell would read differently")
 			return
@@ -679,8 +674,8 @@ func (w *walker) checkGap(redirect, target *sitter.Node) {
 // collects what its body expands. bash ends the body only at a line that
 // is exactly the delimiter (after leading tabs for <<-); where the parser
 // ended it elsewhere, the two disagree about what runs.
-func (w *walker) heredoc(n *sitter.Node, r *Redirect) {
-	var start, end *sitter.Node
+func (w *walker) heredoc(n *node, r *Redirect) {
+	var start, end *node
 	stripTabs := false
 	for i := 0; i < int(n.ChildCount()); i++ {
 		c := n.Child(i)

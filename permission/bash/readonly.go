@@ -8,6 +8,30 @@ import "strings"
 // arguments at run time. Redirects and sensitive paths are judged
 // separately.
 func readOnly(c *Command) bool {
+	switch c.readOnly {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	return readOnlyUncached(c)
+}
+
+// markReadOnly records each command's read-only verdict once its script
+// is complete (the analysis asks for it about ten times per command).
+// Parsed commands are never changed after Parse, so the verdict cannot go
+// stale; a Command made otherwise has none and is judged each time.
+func markReadOnly(s *Script) {
+	for _, c := range s.Commands {
+		c.readOnly = 2
+		if readOnlyUncached(c) {
+			c.readOnly = 1
+		}
+	}
+}
+
+// readOnlyUncached is readOnly without the recorded verdict.
+func readOnlyUncached(c *Command) bool {
 	for _, as := range c.Assigns {
 		if !harmlessAssignments[as.Name] || !harmlessWord(as.Value) {
 			return false

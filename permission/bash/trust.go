@@ -157,11 +157,16 @@ func (a *Analyzer) plantedGit(s *Script, env Env) []string {
 			return []string{"git runs in a folder that cannot be resolved"}
 		}
 		for {
-			if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-				break
-			}
-			if looksLikeGitDir(dir) {
-				return []string{fmt.Sprintf("git would use %s as a bare repository, whose configuration may have been written by the agent", dir)}
+			// dir is resolved (no links in it): when it is missing (as
+			// the resolution just found, remembered by the scope), so are
+			// a .git and a HEAD in it, and git looks in its parent.
+			if _, err := a.paths.Lstat(dir); err == nil {
+				if _, err := a.paths.Lstat(filepath.Join(dir, ".git")); err == nil {
+					break
+				}
+				if looksLikeGitDir(dir) {
+					return []string{fmt.Sprintf("git would use %s as a bare repository, whose configuration may have been written by the agent", dir)}
+				}
 			}
 			parent := path.Dir(dir)
 			if parent == dir {

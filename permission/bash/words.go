@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // Word is one shell word after quote removal.
@@ -35,7 +33,7 @@ func (w Word) Literal() bool { return len(w.Vars) == 0 && !w.Dynamic }
 
 // wordBuilder accumulates a word from tree-sitter nodes.
 type wordBuilder struct {
-	src []byte
+	src string
 	w   Word
 	b   strings.Builder
 	// unsafe receives reasons for constructs that are not analysable.
@@ -48,7 +46,7 @@ type wordBuilder struct {
 // evalWord evaluates a word-like node: word, string, raw_string,
 // ansi_c_string, translated_string, concatenation, simple_expansion,
 // number, command_name.
-func evalWord(n *sitter.Node, src []byte, unsafe *[]string) Word {
+func evalWord(n *node, src string, unsafe *[]string) Word {
 	wb := &wordBuilder{src: src, unsafe: unsafe, first: true}
 	wb.w.Raw = n.Content(src)
 	wb.node(n)
@@ -56,7 +54,7 @@ func evalWord(n *sitter.Node, src []byte, unsafe *[]string) Word {
 	return wb.w
 }
 
-func (wb *wordBuilder) node(n *sitter.Node) {
+func (wb *wordBuilder) node(n *node) {
 	switch n.Type() {
 	case "command_name":
 		for i := 0; i < int(n.NamedChildCount()); i++ {
@@ -114,7 +112,7 @@ func (wb *wordBuilder) node(n *sitter.Node) {
 	}
 }
 
-func (wb *wordBuilder) expansion(n *sitter.Node) {
+func (wb *wordBuilder) expansion(n *node) {
 	name := strings.TrimPrefix(n.Content(wb.src), "$")
 	if !validVariable(name) {
 		// "$" followed by a newline or blank: the parser joined lines.

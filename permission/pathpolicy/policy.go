@@ -2,7 +2,9 @@ package pathpolicy
 
 import (
 	"os"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // Options configure a Policy.
@@ -16,15 +18,61 @@ type Options struct {
 
 // Policy judges paths. It is safe for concurrent use.
 type Policy struct {
-	files []entry
-	dirs  []entry
-	home  string
+	// files and dirs are the sensitive lists, parsed; shared between
+	// policies, never changed.
+	files, dirs *parsedEntries
+	home        string
+	// memo is set on the copies Scoped returns, nil on a shared Policy.
+	memo *lookups
+}
+
+// parsedEntries is a sensitive list parsed, with its index: the same
+// entries keyed by a segment that must equal a path segment for the entry
+// to match (Sensitive runs for every word of every command, and trying
+// each of the hundred entries with path.Match was most of its cost).
+type parsedEntries struct {
+	entries []entry
+	index   entryIndex
 }
 
 // entry is one sensitive-list item split into lower-case segments.
 type entry struct {
-	segs     []string
+	segs []string
+	lit  []bool // segs[i] holds no glob syntax: it matches only itself
+	// prefix[i] is the literal start of a glob segment (".env." of
+	// ".env.*"), which every name it matches starts with: most names
+	// are rejected without path.Match.
+	prefix   []string
 	absolute bool // anchored at the root
+}
+
+// entryIndex files entries by their key segment when it is literal: the
+// first segment for an absolute entry (it must equal the path's first),
+// the last for a relative file (the path's last), the first for a
+// relative directory (the segment its window starts at). Entries whose
+// key segment is a glob are in rest, tried one by one.
+type entryIndex struct {
+	absFirst, relKey map[string][]entry
+	rest             []entry
+}
+
+func newEntryIndex(list []entry, files bool) entryIndex {
+	x := entryIndex{absFirst: map[string][]entry{}, relKey: map[string][]entry{}}
+	for _, e := range list {
+		k := 0
+		if files && !e.absolute {
+			k = len(e.segs) - 1
+		}
+		switch {
+		case !e.lit[k]:
+			x.rest = append(x.rest, e)
+		case e.absolute:
+			x.absFirst[e.segs[k]] = append(x.absFirst[e.segs[k]], e)
+		default:
+			x.relKey[e.segs[k]] = append(x.relKey[e.segs[k]], e)
+		}
+	}
+	return x
 }
 
 // New returns a policy.
@@ -41,9 +89,34 @@ func New(opts Options) *Policy {
 	if dirs == nil {
 		dirs = DefaultDangerousDirs
 	}
-	p.files = parseEntries(files)
-	p.dirs = parseEntries(dirs)
+	p.files = lastFiles.get(files, true)
+	p.dirs = lastDirs.get(dirs, false)
 	return p
+}
+
+// parsedList remembers the last list New parsed, and what it parsed it
+// into: a tool is made per session (or per check), almost always with the
+// default lists, and parsing them and building their index was most of
+// the cost of making one. Entries and indexes are never changed once
+// built, so policies share them. The list is compared by value, not
+// identity: the default lists are variables a program may change.
+type parsedList struct {
+	mu     sync.Mutex
+	list   []string
+	parsed *parsedEntries
+}
+
+var lastFiles, lastDirs parsedList
+
+func (c *parsedList) get(list []string, files bool) *parsedEntries {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.parsed == nil || !slices.Equal(c.list, list) {
+		c.list = slices.Clone(list)
+		entries := parseEntries(list)
+		c.parsed = &parsedEntries{entries: entries, index: newEntryIndex(entries, files)}
+	}
+	return c.parsed
 }
 
 func parseEntries(list []string) []entry {
@@ -55,9 +128,42 @@ func parseEntries(list []string) []entry {
 		}
 		e := entry{absolute: strings.HasPrefix(s, "/")}
 		e.segs = strings.Split(strings.Trim(s, "/"), "/")
+		e.lit = make([]bool, len(e.segs))
+		e.prefix = make([]string, len(e.segs))
+		for i, seg := range e.segs {
+			// path.Match treats * ? [ and \ specially; any other pattern
+			// matches exactly the equal string, and a pattern matches
+			// only names that start with what precedes its first special.
+			j := strings.IndexAny(seg, `*?[\`)
+			e.lit[i] = j < 0
+			if j >= 0 {
+				e.prefix[i] = seg[:j]
+			}
+		}
 		out = append(out, e)
 	}
 	return out
+}
+
+// Scoped returns a copy of p that remembers what the file system said
+// about each path it resolves, for one analysis (one permission decision
+// at most): resolving the words of a command asks about the same folders
+// again and again. The copy is not safe for concurrent use and must be
+// dropped when the analysis ends, since the file system changes between
+// calls; p itself never remembers anything.
+func (p *Policy) Scoped() *Policy {
+	// One allocation for the copy, its memo and room for the first
+	// lookups (an analysis makes two or three).
+	c := &scopedPolicy{Policy: *p}
+	c.l.lstats = c.lstatRoom[:0]
+	c.Policy.memo = &c.l
+	return &c.Policy
+}
+
+type scopedPolicy struct {
+	Policy
+	l         lookups
+	lstatRoom [4]lstatResult
 }
 
 // Home returns the directory ~ stands for.

@@ -1,14 +1,17 @@
 package pathpolicy
 
 import (
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // tree makes a fixture: a home with credentials, a working directory with
 // links pointing in and out, and a secrets folder beside it.
-func tree(t *testing.T) (root, home, wd string) {
+func tree(t testing.TB) (root, home, wd string) {
 	t.Helper()
 	root, _ = filepath.EvalSymlinks(t.TempDir())
 	home = filepath.Join(root, "home")
@@ -211,18 +214,121 @@ func TestTreeSensitive(t *testing.T) {
 }
 
 func FuzzResolve(f *testing.F) {
-	for _, s := range []string{"a/../b", "/proc/self/cwd/x", "/proc/1/task/2/root/etc", "//x//y/", "~/.ssh", "../../.."} {
+	for _, s := range []string{"a/../b", "/proc/self/cwd/x", "/proc/1/task/2/root/etc", "//x//y/", "~/.ssh", "../../..",
+		"keys/id_rsa", "missing/../keys/id_rsa", "src/main.go/../seclink/key", "up/wdlink/abs/../inner/x", "loop/x", "/etc/ssh/x_key"} {
 		f.Add(s)
 	}
 	p := New(Options{Home: "/home/u"})
+	_, _, wd := tree(f)
 	f.Fuzz(func(t *testing.T, s string) {
 		if r, ok := p.Resolve(s, "/tmp"); ok && (r == "" || r[0] != '/') {
 			t.Fatalf("Resolve(%q) = %q: not absolute", s, r)
 		}
-		p.Sensitive(s)
+		// The shortcuts (a scope's memo, no lookup below a missing
+		// component) must answer as the plain walk does.
+		scoped := p.Scoped()
+		for range 2 {
+			r, ok := scoped.Resolve(s, wd)
+			wr, wok := referenceResolve(Abs(s, wd), wd, 0)
+			if r != wr || ok != wok {
+				t.Fatalf("Resolve(%q) = %q, %v; the plain walk says %q, %v", s, r, ok, wr, wok)
+			}
+		}
+		if _, ok := p.Sensitive(s); ok != referenceSensitive(p, s) {
+			t.Fatalf("Sensitive(%q) = %v, trying every entry says %v", s, ok, !ok)
+		}
 		p.Match(s, "/tmp/x", "/tmp", []string{"/tmp"}, Loose)
 		p.Patterns(s, []string{"/tmp"})
 	})
+}
+
+// referenceSensitive is Sensitive trying every entry with path.Match.
+func referenceSensitive(p *Policy, name string) bool {
+	if name == "" {
+		return false
+	}
+	lower := strings.ToLower(path.Clean(name))
+	segs := strings.Split(strings.Trim(lower, "/"), "/")
+	abs := strings.HasPrefix(lower, "/")
+	match := func(pattern, segs []string) bool {
+		for i := range pattern {
+			if ok, _ := path.Match(pattern[i], segs[i]); !ok {
+				return false
+			}
+		}
+		return true
+	}
+	for _, e := range p.files.entries {
+		if len(segs) < len(e.segs) {
+			continue
+		}
+		if e.absolute && abs && len(segs) == len(e.segs) && match(e.segs, segs) ||
+			!e.absolute && match(e.segs, segs[len(segs)-len(e.segs):]) {
+			return true
+		}
+	}
+	for _, e := range p.dirs.entries {
+		if e.absolute {
+			if abs && len(segs) >= len(e.segs) && match(e.segs, segs[:len(e.segs)]) {
+				return true
+			}
+			continue
+		}
+		for i := 0; i+len(e.segs) <= len(segs); i++ {
+			if match(e.segs, segs[i:i+len(e.segs)]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// referenceResolve is resolve without its shortcuts: one Lstat per
+// component, every time.
+func referenceResolve(abs, cwd string, depth int) (string, bool) {
+	if abs == "" {
+		return "", false
+	}
+	resolved := "/"
+	rest := strings.Split(abs, "/")
+	links := 0
+	for len(rest) > 0 {
+		part := rest[0]
+		rest = rest[1:]
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			resolved = path.Dir(resolved)
+			continue
+		}
+		if resolved == "/proc" && isProcess(part) {
+			r, remaining, ok := (&Policy{}).procEntry(part, rest, cwd, depth)
+			if !ok {
+				return "", false
+			}
+			if r != "" {
+				resolved, rest = r, remaining
+				continue
+			}
+		}
+		next := path.Join(resolved, part)
+		fi, err := os.Lstat(next)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			resolved = next
+			continue
+		}
+		links++
+		target, err := os.Readlink(next)
+		if err != nil || links > maxLinks {
+			return "", false
+		}
+		if strings.HasPrefix(target, "/") {
+			resolved = "/"
+		}
+		rest = append(strings.Split(target, "/"), rest...)
+	}
+	return resolved, true
 }
 
 func TestBashGlob(t *testing.T) {

@@ -1,9 +1,11 @@
 package pathpolicy
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -24,13 +26,24 @@ func (p *Policy) Resolve(name, cwd string) (string, bool) {
 	if abs == "" {
 		return "", false
 	}
-	return resolve(abs, cwd, 0)
+	return p.resolve(abs, cwd, 0)
 }
 
-func resolve(abs, cwd string, depth int) (string, bool) {
+func (p *Policy) resolve(abs, cwd string, depth int) (string, bool) {
 	resolved := "/"
-	rest := strings.Split(abs, "/")
+	var buf [24]string // most paths have fewer parts: no allocation
+	rest := splitSegs(buf[:0], abs)
 	links := 0
+	// inPlace: abs is clean and, so far, every part walked was one of its
+	// own (no link followed, no /proc entry replaced), so resolved is a
+	// prefix of abs and the next path is a longer prefix: no allocation.
+	inPlace := abs == path.Clean(abs)
+	// absent is a path found not to exist, or to be something other than
+	// a directory or a link: nothing below it can exist either (the
+	// kernel's lookup fails there, ENOENT or ENOTDIR), so every path
+	// under it is taken as the Lstat failure it would be, without asking.
+	// A ".." back above it asks again.
+	absent := ""
 	for len(rest) > 0 {
 		part := rest[0]
 		rest = rest[1:]
@@ -42,23 +55,38 @@ func resolve(abs, cwd string, depth int) (string, bool) {
 			continue
 		}
 		if resolved == "/proc" && isProcess(part) {
-			r, remaining, ok := procEntry(part, rest, cwd, depth)
+			// A copy: rest may live on this frame's stack (buf), and
+			// what procEntry returns must not point into it.
+			r, remaining, ok := p.procEntry(part, slices.Clone(rest), cwd, depth)
 			if !ok {
 				return "", false
 			}
 			if r != "" {
 				resolved, rest = r, remaining
+				inPlace = false
 				continue
 			}
 		}
-		next := path.Join(resolved, part)
-		fi, err := os.Lstat(next)
-		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		var next string
+		if inPlace {
+			next = abs[:len(strings.TrimSuffix(resolved, "/"))+1+len(part)]
+		} else {
+			next = path.Join(resolved, part)
+		}
+		if absent != "" && len(next) > len(absent) && next[len(absent)] == '/' && strings.HasPrefix(next, absent) {
+			resolved = next
+			continue
+		}
+		mode, err := p.lstat(next)
+		if err != nil || mode&fs.ModeSymlink == 0 {
+			if err != nil || !mode.IsDir() {
+				absent = next
+			}
 			resolved = next
 			continue
 		}
 		links++
-		target, err := os.Readlink(next)
+		target, err := p.readlink(next)
 		if err != nil || links > maxLinks {
 			return "", false
 		}
@@ -66,6 +94,7 @@ func resolve(abs, cwd string, depth int) (string, bool) {
 			resolved = "/"
 		}
 		rest = append(strings.Split(target, "/"), rest...)
+		inPlace = false
 	}
 	return resolved, true
 }
@@ -85,7 +114,7 @@ func isProcess(s string) bool {
 // PID), fd and map_files name open files nobody can know in advance.
 // task/TID is the process itself. It returns "" to let the caller walk
 // the entry as an ordinary path (environ, maps, ...).
-func procEntry(proc string, rest []string, cwd string, depth int) (string, []string, bool) {
+func (p *Policy) procEntry(proc string, rest []string, cwd string, depth int) (string, []string, bool) {
 	self := proc == "self" || proc == "thread-self"
 	for len(rest) >= 2 && rest[0] == "task" {
 		rest = rest[2:] // /proc/PID/task/TID/x is /proc/PID/x
@@ -104,10 +133,10 @@ func procEntry(proc string, rest []string, cwd string, depth int) (string, []str
 			if !strings.HasPrefix(cwd, "/") || depth > 0 {
 				return "", nil, false
 			}
-			r, ok := resolve(cwd, cwd, depth+1)
+			r, ok := p.resolve(cwd, cwd, depth+1)
 			return r, rest[1:], ok
 		}
-		target, err := os.Readlink("/proc/" + proc + "/cwd")
+		target, err := p.readlink("/proc/" + proc + "/cwd")
 		if err != nil || !strings.HasPrefix(target, "/") {
 			return "", nil, false
 		}
@@ -119,4 +148,71 @@ func procEntry(proc string, rest []string, cwd string, depth int) (string, []str
 		return "", nil, false
 	}
 	return "/proc/" + proc + "/" + rest[0], rest[1:], true
+}
+
+// lookups remembers what Lstat and Readlink said about each path during
+// one analysis (see Policy.Scoped): a command's words share folders (the
+// working directory, the home folder), and each used to cost one Lstat
+// per component per word. Never kept longer than one analysis: the file
+// system changes between calls, and a stale answer would judge a path by
+// what it no longer is.
+type lookups struct {
+	lstats []lstatResult
+	links  []linkResult
+}
+
+type lstatResult struct {
+	name   string
+	mode   fs.FileMode
+	failed bool // resolve asks only whether Lstat failed, not why
+}
+
+// errLstat stands for a remembered Lstat failure.
+var errLstat = errors.New("lstat failed")
+
+type linkResult struct {
+	name, target string
+	err          error
+}
+
+// maxLookups bounds what a scope remembers; past it, lookups go to the
+// file system each time (the answer is the same, only slower).
+const maxLookups = 64
+
+// Lstat is os.Lstat reduced to the type bits (link, directory), answered
+// from what this scope (Scoped) already asked the file system, as Resolve
+// is: name names nothing beyond what the analysis saw.
+func (p *Policy) Lstat(name string) (fs.FileMode, error) { return p.lstat(name) }
+
+func (p *Policy) lstat(name string) (fs.FileMode, error) {
+	if p.memo != nil {
+		for i := range p.memo.lstats {
+			if r := &p.memo.lstats[i]; r.name == name {
+				if r.failed {
+					return 0, errLstat
+				}
+				return r.mode, nil
+			}
+		}
+	}
+	mode, err := lstatMode(name)
+	if p.memo != nil && len(p.memo.lstats) < maxLookups {
+		p.memo.lstats = append(p.memo.lstats, lstatResult{name, mode, err != nil})
+	}
+	return mode, err
+}
+
+func (p *Policy) readlink(name string) (string, error) {
+	if p.memo != nil {
+		for i := range p.memo.links {
+			if r := &p.memo.links[i]; r.name == name {
+				return r.target, r.err
+			}
+		}
+	}
+	target, err := os.Readlink(name)
+	if p.memo != nil && len(p.memo.links) < maxLookups {
+		p.memo.links = append(p.memo.links, linkResult{name, target, err})
+	}
+	return target, err
 }

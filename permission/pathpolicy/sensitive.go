@@ -13,18 +13,70 @@ func (p *Policy) Sensitive(name string) (string, bool) {
 		return "", false
 	}
 	lower := strings.ToLower(path.Clean(name))
-	segs := strings.Split(strings.Trim(lower, "/"), "/")
-	for _, e := range p.files {
-		if e.matchFile(segs, strings.HasPrefix(lower, "/")) {
-			return name, true
-		}
-	}
-	for _, e := range p.dirs {
-		if e.matchDir(segs, strings.HasPrefix(lower, "/")) {
-			return name, true
-		}
+	var buf [16]string // most paths have fewer segments: no allocation
+	segs := splitSegs(buf[:0], strings.Trim(lower, "/"))
+	abs := strings.HasPrefix(lower, "/")
+	if p.files.index.sensitive(segs, abs, true) || p.dirs.index.sensitive(segs, abs, false) {
+		return name, true
 	}
 	return "", false
+}
+
+// sensitive reports whether one of the index's entries matches segs, as
+// a file (matchFile) or a directory (matchDir). It tries only the
+// entries whose literal key segment equals the path segment it must
+// match, and every entry whose key is a glob: the answer is the one
+// trying every entry gives.
+func (x *entryIndex) sensitive(segs []string, abs, files bool) bool {
+	match := func(e entry) bool {
+		if files {
+			return e.matchFile(segs, abs)
+		}
+		return e.matchDir(segs, abs)
+	}
+	for _, e := range x.rest {
+		if match(e) {
+			return true
+		}
+	}
+	if abs && len(segs) > 0 {
+		for _, e := range x.absFirst[segs[0]] {
+			if match(e) {
+				return true
+			}
+		}
+	}
+	if files {
+		if len(segs) > 0 {
+			for _, e := range x.relKey[segs[len(segs)-1]] {
+				if e.matchFile(segs, abs) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for i, seg := range segs {
+		for _, e := range x.relKey[seg] {
+			if i+len(e.segs) <= len(segs) && segsMatchLit(e, segs[i:i+len(e.segs)]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// splitSegs appends the "/"-separated parts of s to dst, as
+// strings.Split would return them.
+func splitSegs(dst []string, s string) []string {
+	for {
+		i := strings.IndexByte(s, '/')
+		if i < 0 {
+			return append(dst, s)
+		}
+		dst = append(dst, s[:i])
+		s = s[i+1:]
+	}
 }
 
 // matchFile: the entry's segments end the path (anchored at the root for
@@ -34,28 +86,39 @@ func (e entry) matchFile(segs []string, abs bool) bool {
 		return false
 	}
 	if e.absolute {
-		return abs && len(segs) == len(e.segs) && segsMatch(e.segs, segs)
+		return abs && len(segs) == len(e.segs) && segsMatchLit(e, segs)
 	}
-	return segsMatch(e.segs, segs[len(segs)-len(e.segs):])
+	return segsMatchLit(e, segs[len(segs)-len(e.segs):])
 }
 
 // matchDir: the entry's segments appear consecutively in the path (from
 // the root for an absolute entry).
 func (e entry) matchDir(segs []string, abs bool) bool {
 	if e.absolute {
-		return abs && len(segs) >= len(e.segs) && segsMatch(e.segs, segs[:len(e.segs)])
+		return abs && len(segs) >= len(e.segs) && segsMatchLit(e, segs[:len(e.segs)])
 	}
 	for i := 0; i+len(e.segs) <= len(segs); i++ {
-		if segsMatch(e.segs, segs[i:i+len(e.segs)]) {
+		if segsMatchLit(e, segs[i:i+len(e.segs)]) {
 			return true
 		}
 	}
 	return false
 }
 
-func segsMatch(pattern, segs []string) bool {
-	for i := range pattern {
-		if ok, _ := path.Match(pattern[i], segs[i]); !ok {
+// segsMatchLit is segsMatch with the entry's literal segments compared
+// as strings, which is what path.Match does with them, without its cost.
+func segsMatchLit(e entry, segs []string) bool {
+	for i, pat := range e.segs {
+		if e.lit[i] {
+			if pat != segs[i] {
+				return false
+			}
+			continue
+		}
+		if !strings.HasPrefix(segs[i], e.prefix[i]) {
+			return false
+		}
+		if ok, _ := path.Match(pat, segs[i]); !ok {
 			return false
 		}
 	}
@@ -79,10 +142,12 @@ func (p *Policy) SensitivePath(name, cwd string) (string, bool) {
 	if !ok {
 		return name + " (which cannot be resolved)", true
 	}
+	// Sensitive judges the cleaned path and real is clean: when real is
+	// abs cleaned, the answer is the one just given.
+	if real == abs || real == path.Clean(abs) {
+		return "", false
+	}
 	if _, ok := p.Sensitive(real); ok {
-		if real == path.Clean(abs) {
-			return name, true
-		}
 		return name + " (" + real + ")", true
 	}
 	return "", false
@@ -117,7 +182,7 @@ func (p *Policy) GlobMaySensitive(glob, cwd string) (string, bool) {
 func (p *Policy) patternMaySensitive(pattern string) bool {
 	lower := strings.ToLower(pattern)
 	segs := strings.Split(strings.Trim(lower, "/"), "/")
-	for _, e := range p.files {
+	for _, e := range p.files.entries {
 		if e.absolute {
 			if len(segs) == len(e.segs) && segsMayMatch(e.segs, segs) {
 				return true
@@ -128,7 +193,7 @@ func (p *Policy) patternMaySensitive(pattern string) bool {
 			return true
 		}
 	}
-	for _, e := range p.dirs {
+	for _, e := range p.dirs.entries {
 		if e.absolute {
 			if len(segs) >= len(e.segs) && segsMayMatch(e.segs, segs[:len(e.segs)]) {
 				return true

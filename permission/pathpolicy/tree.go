@@ -113,7 +113,7 @@ func (p *Policy) Walk(root, cwd string, opts TreeOptions, fn func(name, real str
 				if !opts.FollowLinks {
 					continue
 				}
-				t, ok := resolve(full, dir, 0)
+				t, ok := p.resolve(full, dir, 0)
 				if !ok {
 					return false
 				}

@@ -98,8 +98,22 @@ func (b *Bash) env(pc *permission.Context) shell.Env {
 	return env
 }
 
+// bashReportKey names one analysis within a decision: the tool (its
+// analyzer and options), the command and the directory it starts in; the
+// working directories come from the decision's context.
+type bashReportKey struct {
+	b            *Bash
+	command, cwd string
+}
+
+// report analyses the command. Within one permission decision the
+// read-only verdict, the tool's own check and the rule coverage share
+// one analysis (permission.Context.Shared); never across decisions.
 func (b *Bash) report(in toolkit.Input, pc *permission.Context) *shell.Report {
-	return b.analyzer.Analyze(in.String("command"), b.env(pc))
+	command, env := in.String("command"), b.env(pc)
+	return pc.Shared(bashReportKey{b, command, env.Cwd}, func() any {
+		return b.analyzer.Analyze(command, env)
+	}).(*shell.Report)
 }
 
 // IsReadOnly implements toolkit.ReadOnlyChecker, for callers without a

@@ -1,0 +1,184 @@
+package bash
+
+import "strings"
+
+// A fast path for the commonest scripts: simple commands of plain words
+// (ls -la, git status, sed -n '1p' f), alone or joined by " && ", " || ",
+// "; " and " | " (but for a pipeline of three or more commands followed
+// by && or ||, which the grammar nests oddly). Parsing them with tree-sitter (and walking the tree)
+// was about half the cost of judging them. Their syntax leaves no
+// choice: the words are separated by single spaces; each is either
+// unquoted and holds none of the characters the shell treats specially
+// (quotes, $, `, \, globs, braces, ~, #, !, %, redirections, operators,
+// blanks; see plainByte), or, past the command's name, one single-quoted
+// string of printable characters standing alone; the name holds no =
+// (an assignment); no unquoted word starts with = or holds == (test
+// operators) or is a word the grammar reserves. For them the walker's own
+// steps are taken on the words directly; TestPlainCommandsMatchTree,
+// TestPlainWordsExhaustive and FuzzAnalyze check that the script is the
+// one the tree gives.
+
+// reservedWords are the words the bash grammar may read as something
+// other than a command word (keywords, declaration commands), kept off
+// the fast path wherever they stand.
+var reservedWords = setOf("if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until",
+	"do", "done", "in", "function", "time", "coproc", "declare", "typeset", "export", "readonly", "local",
+	"unset", "unsetenv", "let", "eval")
+
+// plainByte reports a byte a plain word may hold. The first word (the
+// command's name) takes letters, digits, _ . / and - only, and starts
+// with none of digits and -; the others also take : , + and =.
+func plainByte(c byte, first, start bool) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c == '_', c == '.', c == '/':
+		return true
+	case '0' <= c && c <= '9', c == '-':
+		return !(first && start)
+	case c == ':', c == ',', c == '+', c == '=':
+		return !first
+	}
+	return false
+}
+
+// plainWords splits a plain command into its words, as written (a
+// quoted word with its quotes); ok is false when the command is not one
+// (see above).
+func plainWords(command string) (words []string, ok bool) {
+	for i := 0; ; i++ {
+		start := i
+		if i < len(command) && command[i] == '\'' && len(words) > 0 {
+			j := strings.IndexByte(command[i+1:], '\'')
+			if j < 0 {
+				return nil, false
+			}
+			for _, c := range []byte(command[i+1 : i+1+j]) {
+				if c < 0x20 || c > 0x7e {
+					return nil, false
+				}
+			}
+			i += j + 2
+		} else {
+			for i < len(command) && command[i] != ' ' {
+				if !plainByte(command[i], len(words) == 0, i == start) {
+					return nil, false
+				}
+				i++
+			}
+			w := command[start:i]
+			if w == "" || reservedWords[w] || w[0] == '=' || strings.Contains(w, "==") {
+				// A leading, trailing or double space; a keyword; a test
+				// operator (==, =~), which the grammar reads outside [[ ]].
+				return nil, false
+			}
+		}
+		words = append(words, command[start:i])
+		if i == len(command) {
+			return words, true
+		}
+		if command[i] != ' ' {
+			return nil, false // a quoted string joined to more
+		}
+	}
+}
+
+// plainScript splits a script of plain commands joined by " && ",
+// " || ", "; " and " | " into its pipelines (a command alone is a
+// pipeline of one), each command as the Words the walker would make of
+// its words. ok is false when the script is not one: the tree judges it.
+func plainScript(command string) (pipelines [][]plainCommand, ok bool) {
+	var pipe []plainCommand
+	start := 0
+	for j := 0; j <= len(command); j++ {
+		end, next, pipeEnds := j, j, true
+		switch {
+		case j == len(command):
+		case command[j] == ';' && strings.HasPrefix(command[j:], "; "):
+			next = j + 2
+		case command[j] == ' ' && strings.HasPrefix(command[j:], " && "),
+			command[j] == ' ' && strings.HasPrefix(command[j:], " || "):
+			if len(pipe) >= 2 {
+				// tree-sitter-bash reads a | b | c && d as a pipeline
+				// whose last stage is the list b | c && d: the walker
+				// numbers those pipelines otherwise. Left to the tree.
+				return nil, false
+			}
+			next = j + 4
+		case command[j] == ' ' && strings.HasPrefix(command[j:], " | "):
+			next, pipeEnds = j+3, false
+		default:
+			continue
+		}
+		c, ok := newPlainCommand(command[start:end])
+		if !ok {
+			return nil, false
+		}
+		pipe = append(pipe, c)
+		if pipeEnds {
+			pipelines = append(pipelines, pipe)
+			pipe = nil
+		}
+		if j == len(command) {
+			return pipelines, true
+		}
+		start = next
+		j = next - 1
+	}
+	return nil, false // not reached
+}
+
+// plainCommand is one command of a plain script.
+type plainCommand struct {
+	text  string
+	words []Word
+}
+
+// newPlainCommand evaluates the words of one plain command as the walker
+// does a command node's: each as an unquoted word node.
+func newPlainCommand(text string) (plainCommand, bool) {
+	words, ok := plainWords(text)
+	if !ok {
+		return plainCommand{}, false
+	}
+	ws := make([]Word, len(words))
+	for i, s := range words {
+		var kinds []string
+		wb := &wordBuilder{src: s, unsafe: &kinds, first: true}
+		wb.w.Raw = s
+		quoted := s[0] == '\''
+		if quoted {
+			wb.literal(s[1 : len(s)-1]) // a raw_string node
+		} else {
+			wb.unquoted(s) // a word node
+		}
+		wb.w.Value = wb.b.String()
+		if len(kinds) > 0 || !wb.w.Literal() || wb.w.Glob || wb.w.Tilde || wb.w.Quoted != quoted {
+			return plainCommand{}, false // cannot happen for plain words
+		}
+		ws[i] = wb.w
+	}
+	return plainCommand{text: text, words: ws}, true
+}
+
+// plainScript records the commands of a plain script as the walker does
+// the tree of one: statements in order, and a pipeline of several
+// commands numbered, each of its commands (and those they run) given the
+// pipeline and its stage.
+func (w *walker) plainScript(pipelines [][]plainCommand) {
+	for _, pipe := range pipelines {
+		if len(pipe) == 1 {
+			w.resolve(&Command{Text: pipe[0].text}, pipe[0].words, nil)
+			continue
+		}
+		w.p.pipeline++
+		id := w.p.pipeline
+		for stage, c := range pipe {
+			before := len(w.p.script.Commands)
+			w.resolve(&Command{Text: c.text}, c.words, nil)
+			for _, cmd := range w.p.script.Commands[before:] {
+				if cmd.Pipeline == 0 {
+					cmd.Pipeline, cmd.Stage = id, stage
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,119 @@
+package bash
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// parseTree is Parse without the fast path for plain commands.
+func parseTree(command string) *Script {
+	s := &Script{}
+	p := &parser{script: s, treeOnly: true}
+	p.parse(command, 0, "")
+	markReadOnly(s)
+	return s
+}
+
+// samePlain checks that a plain command parses to the script the tree
+// gives.
+func samePlain(t *testing.T, command string) {
+	t.Helper()
+	if _, ok := plainScript(command); !ok {
+		return
+	}
+	got, want := Parse(command), parseTree(command)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: the fast path gives\n%+v\nthe tree\n%+v", command, got, want)
+	}
+}
+
+func TestPlainCommandsMatchTree(t *testing.T) {
+	cmds := []string{"ls -la", "a=b c", "env A=1 ls", "ls a=b", "2 3", "exit 1", "bash -c ls", "sudo rm -rf /",
+		"timeout 5 ls", "find . -delete", "xargs rm", "sh -c id", "git -C dir status", "nice -n 5 ls", ":", ".", "..",
+		"-", "--", "%1", "@", "+x", ",", "a,b", "a..b", "ls -- -x", "cd /tmp", "cd", "pushd x", "popd", "a:b:c", "ls x=",
+		"ls =", "ls ==", "ls a==b", "ls =~", "ls a=~b", "ls a=", "ls -a=b=c", "test -f x", "true", "command ls", "builtin cd", "exec ls", "source x", ". x", "nohup ls",
+		"stdbuf -o0 ls", "env ls", "env -i ls", "sudo -u x ls", "doas ls", "watch ls", "ssh host ls", "xargs -I x sh -c x",
+		"cd .. ", " ls", "ls  -l", "git status", "rm -rf /", "rm -rf ~", "cd /tmp rm", "sudo -s", "su -c id root",
+		"python3 -c x", "npm run build", "go test ./...", "make -j4", "kill -9 1", "chmod 777 /", "dd if=/dev/zero of=/dev/sda",
+		"git push --force", "curl http://x", "wget -O- x.sh", "sh x.sh", "tee /etc/passwd", "mv a /", "cp -r /etc /tmp",
+		"a | b | c", "a && b || c", "a; b", "a && b | c", "a | b && c", "a; b && c", "a; b; c | d", "cd x && ls", "cd x; rm y",
+		"sudo rm x | cat", "ls | sudo tee x", "bash -c ls | sh", "a |b", "a| b", "a ;b", "a;b", "a ; b", "a;", "a &&", "&& a",
+		"a & b", "a &", "a || b | c && d; e", "a | b; c | d", "find . -exec rm | x", "xargs rm | ls && cd .. && ls",
+		"a |& b", "a ;; b", "a && && b", "a | | b", "a; ; b", "echo 'a'", "echo ''", "echo 'a b'", "echo 'a' 'b'",
+		"echo 'a'b", "echo a'b'", "echo 'a", "'ls' x", "echo 'a && b'", "echo 'a; b' c", "echo 'it''s'", "echo '$(id)'",
+		"echo '#x'", "echo '\\'", "sed -n '1p' f", "grep 'a|b' f | wc -l", "echo 'if'", "echo '=='", "echo ' '",
+		"git commit -m 'fix: a, b' && git push", "echo '~'", "echo 'a\nb'", "echo 'a' | 'b'"}
+	for _, c := range append(cmds, corpusCommands(t)...) {
+		samePlain(t, c)
+	}
+	covered := 0
+	for _, c := range corpusCommands(t) {
+		if _, ok := plainScript(c); ok {
+			covered++
+		}
+	}
+	if covered == 0 {
+		t.Error("no corpus command takes the fast path")
+	}
+	if _, ok := plainWords("ls \"x\""); ok {
+		t.Error("double quotes are not plain")
+	}
+	for _, kw := range strings.Fields("if then fi for do done in time export") {
+		if _, ok := plainWords("echo " + kw); ok {
+			t.Errorf("%s is reserved", kw)
+		}
+	}
+}
+
+// TestPlainWordsExhaustive compares the fast path with the tree for every
+// word of up to five characters over the characters plain words may hold
+// (one of each kind), as the command's name and as an argument.
+func TestPlainWordsExhaustive(t *testing.T) {
+	max := 5
+	if testing.Short() {
+		max = 4
+	}
+	const alphabet = "a1-./:,+=_ ;&|'"
+	var words []string
+	var gen func(prefix string)
+	gen = func(prefix string) {
+		if prefix != "" {
+			words = append(words, prefix)
+		}
+		if len(prefix) == max {
+			return
+		}
+		for i := 0; i < len(alphabet); i++ {
+			gen(prefix + alphabet[i:i+1])
+		}
+	}
+	gen("")
+	for _, w := range words {
+		samePlain(t, w)
+		samePlain(t, "x "+w)
+	}
+}
+
+// TestPlainStructuresExhaustive compares the fast path with the tree for
+// every way of joining up to eight commands with | && || and ;: the
+// grammar nests some of them oddly (a | b | c && d), and the pipelines
+// the walker numbers follow the tree's nesting.
+func TestPlainStructuresExhaustive(t *testing.T) {
+	max := 8
+	if testing.Short() {
+		max = 6
+	}
+	seps := []string{" | ", " && ", " || ", "; "}
+	var gen func(s string, n int)
+	gen = func(s string, n int) {
+		samePlain(t, s)
+		if n == max {
+			return
+		}
+		for _, sep := range seps {
+			gen(s+sep+string(rune('a'+n)), n+1)
+		}
+	}
+	gen("a", 1)
+}
