@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/kaptinlin/jsonrepair"
@@ -212,49 +211,11 @@ func compileSchema(name string, raw json.RawMessage) (*schemaValidator, error) {
 	return v, nil
 }
 
-// compiledSchemas remembers the schemas compiled so far, by URL and
-// text: a host that makes a toolkit per session (or per check) registers
-// the same tools again and again, and compiling a schema cost far more
-// than a permission check, in time and garbage. A compiled schema is
-// never changed, and one is already shared by every session of a
-// toolkit; the key is the exact text, so a changed schema compiles anew.
-var compiledSchemas struct {
-	sync.Mutex
-	m map[compiledKey]*schemaValidator
-}
-
-type compiledKey struct{ url, raw string }
-
-// maxCompiledSchemas bounds the memory compiledSchemas holds: past it,
-// the map starts over.
-const maxCompiledSchemas = 512
-
 // compileInputSchema compiles raw as the schema at url.
 func compileInputSchema(url string, raw json.RawMessage) (*schemaValidator, error) {
 	if len(raw) == 0 {
 		raw = defaultInputSchema
 	}
-	key := compiledKey{url, string(raw)}
-	compiledSchemas.Lock()
-	v, ok := compiledSchemas.m[key]
-	compiledSchemas.Unlock()
-	if ok {
-		return v, nil
-	}
-	v, err := compileInputSchemaUncached(url, raw)
-	if err != nil {
-		return nil, err // not remembered: errors are rare, and cheap to find again
-	}
-	compiledSchemas.Lock()
-	defer compiledSchemas.Unlock()
-	if compiledSchemas.m == nil || len(compiledSchemas.m) >= maxCompiledSchemas {
-		compiledSchemas.m = map[compiledKey]*schemaValidator{}
-	}
-	compiledSchemas.m[key] = v
-	return v, nil
-}
-
-func compileInputSchemaUncached(url string, raw json.RawMessage) (*schemaValidator, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("input schema is not JSON: %w", err)

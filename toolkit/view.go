@@ -1,11 +1,9 @@
 package toolkit
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 )
 
 // ViewMode says how a request's own schema-only tools combine with the
@@ -196,30 +194,6 @@ func MCP(defs []Definition) []MCPTool {
 // stripTitles removes "title" keywords from a schema. A property that is
 // itself called "title" is kept: only the keyword goes.
 func stripTitles(schema json.RawMessage) json.RawMessage {
-	// Remembered by text, as compiled schemas are (compiledSchemas), and
-	// handed out as a copy: callers may change what they get.
-	strippedSchemas.Lock()
-	out, ok := strippedSchemas.m[string(schema)]
-	strippedSchemas.Unlock()
-	if ok {
-		return bytes.Clone(out)
-	}
-	out = stripTitlesUncached(schema)
-	strippedSchemas.Lock()
-	defer strippedSchemas.Unlock()
-	if strippedSchemas.m == nil || len(strippedSchemas.m) >= maxCompiledSchemas {
-		strippedSchemas.m = map[string]json.RawMessage{}
-	}
-	strippedSchemas.m[string(schema)] = bytes.Clone(out)
-	return out
-}
-
-var strippedSchemas struct {
-	sync.Mutex
-	m map[string]json.RawMessage
-}
-
-func stripTitlesUncached(schema json.RawMessage) json.RawMessage {
 	var v any
 	if err := json.Unmarshal(schema, &v); err != nil {
 		return schema
