@@ -92,7 +92,7 @@ func (t *Turn) Snapshot() *TurnSnapshot {
 	t.revision++
 	s := &TurnSnapshot{
 		Version:   SnapshotVersion,
-		ID:        t.id,
+		ID:        t.ID(),
 		Revision:  t.revision,
 		SessionID: t.session.ID(),
 		Batches:   append([][2]int(nil), t.batches...),
@@ -302,8 +302,14 @@ func newTurnID() string {
 	return "turn_" + hex.EncodeToString(b[:])
 }
 
-// ID returns the turn's ID, which its snapshots keep.
-func (t *Turn) ID() string { return t.id }
+// ID returns the turn's ID, which its snapshots keep. It is made on first
+// use: most turns are never saved, and a random ID costs a system call.
+func (t *Turn) ID() string {
+	if t.id == "" {
+		t.id = newTurnID()
+	}
+	return t.id
+}
 
 // Call runs one call through the whole pipeline, as a turn of that call
 // alone: the same gates, the same middleware (the toolkit's and the

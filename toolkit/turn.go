@@ -207,7 +207,7 @@ func (tk *Toolkit) NewTurn(ctx context.Context, sessionID string, calls []Call, 
 	if err != nil {
 		return nil, fmt.Errorf("session %q: %w", sessionID, err)
 	}
-	t := &Turn{tk: tk, session: s, opts: opts, id: newTurnID()}
+	t := &Turn{tk: tk, session: s, opts: opts}
 	if t.opts.MaxParallel <= 0 {
 		t.opts.MaxParallel = 16
 	}
