@@ -183,10 +183,19 @@ func harmlessOutput(target string) bool {
 // (grep -r, rg, git grep) is sensitive when the tree it would read holds
 // a sensitive file.
 func (a *Analyzer) sensitive(s *Script, env Env, r *Report) {
+	// A script that can make links (ln, cp -a, an archive, a checkout)
+	// may make one that a read of the same script goes through: every
+	// path was resolved before the links existed, so what a read reaches
+	// is known only when it runs (cp -a planted copy && cat copy/link).
+	links := a.MakesLinks(s, env)
 	for _, c := range s.Commands {
 		ro := readOnly(c)
 		dir, dirKnown := a.dirOf(env, c)
 		for _, w := range pathCandidates(c) {
+			if ro && links {
+				r.SensitiveReads = append(r.SensitiveReads, fmt.Sprintf("%s reads %s, where a link this script makes may lead", c.Name, w.Value))
+				continue
+			}
 			if ro && unknownPath(w) {
 				// /home/$USER/.ssh/id_rsa, ~root/.ssh, ~+/.env: a path known
 				// only when the command runs may be anything.
@@ -217,6 +226,10 @@ func (a *Analyzer) sensitive(s *Script, env Env, r *Report) {
 		}
 	}
 	for _, rd := range s.Redirects {
+		if rd.Input() && links && !harmlessWord(rd.Target) {
+			r.SensitiveReads = append(r.SensitiveReads, fmt.Sprintf("a redirect reads %s, where a link this script makes may lead", rd.Target.Value))
+			continue
+		}
 		if rd.Input() && anyAfterCd(s) && relativeWord(rd.Target) {
 			// Which command the redirect belongs to, and so its folder,
 			// is not tracked: after a cd, a relative input is unknown.

@@ -238,18 +238,8 @@ func segMayMatch(e, g string) bool {
 		ok, _ := path.Match(g, e)
 		return ok
 	}
-	// Both are globs: try samples of each against the other.
-	for _, sample := range []string{sampleOf(e, ""), sampleOf(e, "x")} {
-		if ok, _ := path.Match(g, sample); ok {
-			return true
-		}
-	}
-	for _, sample := range []string{sampleOf(g, ""), sampleOf(g, "x")} {
-		if ok, _ := path.Match(e, sample); ok {
-			return true
-		}
-	}
-	return false
+	// Both are globs: whether one name can match both.
+	return globsMeet(e, g)
 }
 
 // sampleOf turns a glob into one name it matches: * becomes fill, ? and

@@ -125,6 +125,16 @@ func TestPermissionHoles(t *testing.T) {
 		{1, "Bash", bash("git show :0:.env"), "default", "", "", "ask"},
 		{1, "Bash", bash("rg TOKEN src"), "explore", "", "", "allow"},
 		{1, "Bash", bash("echo x > gitdir/config"), "accept_edits", "", "", "ask!"},
+		// A read through a link the same script made: resolved before
+		// the link existed (red-team finding; held only by the host's
+		// protected files where a host protects them).
+		{1, "Bash", bash("cp -a src copy && cat copy/seclink/key"), "accept_edits", "", "", "not-allow"},
+		{1, "Bash", bash("mv src s2 && head s2/seclink/key"), "accept_edits", "", "", "not-allow"},
+		{1, "Bash", bash("ln -s " + f.root + "/secrets lk && wc -l < lk/key"), "accept_edits", "", "", "not-allow"},
+		{1, "Bash", bash("cp -a src copy"), "accept_edits", "", "", "allow"},
+		// Two globs that one name can match (no such file here yet).
+		{1, "Bash", bash("cat " + f.home + "/.ssh/i?_*"), "default", "", "", "ask"},
+		{1, "Bash", bash("cat /etc/ssh/ssh_host_*"), "default", "", "", "ask"},
 		// 2. Rules mean the same for every tool and spelling.
 		{2, "Write", write("/etc/x"), "bypass", "deny:Write(//etc/**)", "", "deny"},
 		{2, "Edit", map[string]any{"file_path": "/etc/x", "old_string": "a", "new_string": "b"}, "bypass", "deny:Write(//etc/**)", "", "deny"},
