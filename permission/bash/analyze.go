@@ -298,6 +298,12 @@ func commandDir(env Env, afterCd bool) string {
 	return env.Cwd
 }
 
+// maxFollowedCds bounds the cd commands dirOf follows: each command
+// follows all those before it, so a script of n cds costs n² path
+// resolutions. Past the bound the directory is unknown, which asks about
+// every relative path the command reads.
+const maxFollowedCds = 32
+
 // dirOf is the directory a command runs in: the script's, followed
 // through the cd commands before it (as bash's cd does, logically: ".."
 // undoes the folder named before it, then the kernel resolves links).
@@ -306,7 +312,7 @@ func (a *Analyzer) dirOf(env Env, c *Command) (string, bool) {
 	if !c.AfterCd {
 		return env.Cwd, env.Cwd != ""
 	}
-	if c.CdLost || env.Cwd == "" {
+	if c.CdLost || env.Cwd == "" || len(c.Cds) > maxFollowedCds {
 		return "", false
 	}
 	dir := env.Cwd

@@ -132,6 +132,10 @@ func TestPermissionHoles(t *testing.T) {
 		{1, "Bash", bash("mv src s2 && head s2/seclink/key"), "accept_edits", "", "", "not-allow"},
 		{1, "Bash", bash("ln -s " + f.root + "/secrets lk && wc -l < lk/key"), "accept_edits", "", "", "not-allow"},
 		{1, "Bash", bash("cp -a src copy"), "accept_edits", "", "", "allow"},
+		// A long chain of cds: the directory is not followed past a
+		// bound (the analysis stays fast), so a relative read asks.
+		{1, "Bash", bash(strings.Repeat("cd src && cd .. && ", 20) + "cat README.md"), "explore", "", "", "not-allow"},
+		{1, "Bash", bash(strings.Repeat("cd src && cd .. && ", 5) + "cat README.md"), "explore", "", "", "allow"},
 		// Two globs that one name can match (no such file here yet).
 		{1, "Bash", bash("cat " + f.home + "/.ssh/i?_*"), "default", "", "", "ask"},
 		{1, "Bash", bash("cat /etc/ssh/ssh_host_*"), "default", "", "", "ask"},
