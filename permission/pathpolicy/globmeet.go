@@ -1,6 +1,9 @@
 package pathpolicy
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // globsMeet reports whether some name matches both glob segments a and b
 // (path.Match syntax within one segment: *, ?, [classes], \ escapes).
@@ -133,4 +136,45 @@ func globClass(g string) (globToken, int, bool) {
 		t.ranges = append(t.ranges, [2]rune{lo, hi})
 	}
 	return globToken{}, 0, false
+}
+
+// globPathsMeet reports whether some path matches both patterns a and b:
+// slash-separated globs whose ** segments span any number of segments
+// (doublestar's syntax, which rule patterns use). Like globsMeet it errs
+// towards yes: brace alternatives and a ** inside a segment are taken
+// to match anything from there on.
+func globPathsMeet(a, b string) bool {
+	if strings.ContainsAny(a, "{}") || strings.ContainsAny(b, "{}") {
+		return true
+	}
+	sa, sb := strings.Split(a, "/"), strings.Split(b, "/")
+	seen := make([][]bool, len(sa)+1)
+	for i := range seen {
+		seen[i] = make([]bool, len(sb)+1)
+	}
+	var meet func(i, j int) bool
+	meet = func(i, j int) bool {
+		if seen[i][j] {
+			return false
+		}
+		var ok bool
+		switch {
+		case i == len(sa) && j == len(sb):
+			return true
+		case i < len(sa) && strings.Contains(sa[i], "**") && sa[i] != "**",
+			j < len(sb) && strings.Contains(sb[j], "**") && sb[j] != "**":
+			return true
+		case i < len(sa) && sa[i] == "**":
+			ok = meet(i+1, j) || j < len(sb) && meet(i, j+1)
+		case j < len(sb) && sb[j] == "**":
+			ok = meet(i, j+1) || i < len(sa) && meet(i+1, j)
+		case i < len(sa) && j < len(sb):
+			ok = globsMeet(sa[i], sb[j]) && meet(i+1, j+1)
+		}
+		if !ok {
+			seen[i][j] = true
+		}
+		return ok
+	}
+	return meet(0, 0)
 }

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"path"
 	"testing"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 func TestGlobsMeet(t *testing.T) {
@@ -75,6 +77,74 @@ func TestGlobsMeetNeverMissesANameBothMatch(t *testing.T) {
 		}
 		if both && !globsMeet(a, b) {
 			t.Fatalf("globsMeet(%q, %q) = false, but a name matches both", a, b)
+		}
+	}
+}
+
+func TestGlobPathsMeet(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"/etc/ssh/*_key", "/etc/ssh/ssh_host_*", true},
+		{"/etc/**", "/etc/ssh/x", true},
+		{"/etc/**", "/home/*", false},
+		{"/home/u/**/.env*", "/home/u/p/*", true},
+		{"/home/u/**/.env", "/home/u/p/a.txt", false},
+		{"/a/**/b", "/a/b", true},
+		{"/a/*/b", "/a/b", false},
+		{"/a/{x,y}", "/a/z", true}, // braces: taken to meet
+		{"/a/x**y/z", "/a/q", true},
+	}
+	for _, tt := range tests {
+		if got := globPathsMeet(tt.a, tt.b); got != tt.want {
+			t.Errorf("globPathsMeet(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+		if got := globPathsMeet(tt.b, tt.a); got != tt.want {
+			t.Errorf("globPathsMeet(%q, %q) = %v, want %v (symmetric)", tt.b, tt.a, got, tt.want)
+		}
+	}
+}
+
+// TestGlobPathsMeetNeverMissesAPathBothMatch: whenever some short path
+// matches both patterns (doublestar's matching), globPathsMeet says yes.
+func TestGlobPathsMeetNeverMissesAPathBothMatch(t *testing.T) {
+	segs := []string{"a", "b", "*", "?", "[ab]", "**"}
+	var paths []string
+	var gen func(prefix string, n int)
+	gen = func(prefix string, n int) {
+		if prefix != "" {
+			paths = append(paths, prefix)
+		}
+		if n == 0 {
+			return
+		}
+		for _, c := range []string{"a", "b", "ab"} {
+			gen(prefix+"/"+c, n-1)
+		}
+	}
+	gen("", 3)
+	rnd := rand.New(rand.NewPCG(3, 4))
+	pattern := func() string {
+		s := ""
+		for range rnd.IntN(3) + 1 {
+			s += "/" + segs[rnd.IntN(len(segs))]
+		}
+		return s
+	}
+	for range 3000 {
+		a, b := pattern(), pattern()
+		both := false
+		for _, p := range paths {
+			ma, _ := doublestar.Match(a, p)
+			mb, _ := doublestar.Match(b, p)
+			if ma && mb {
+				both = true
+				break
+			}
+		}
+		if both && !globPathsMeet(a, b) {
+			t.Fatalf("globPathsMeet(%q, %q) = false, but a path matches both", a, b)
 		}
 	}
 }

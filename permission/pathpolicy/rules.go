@@ -189,13 +189,7 @@ func (p *Policy) GlobMayMatch(content, glob, cwd string, workingDirs []string) b
 		}
 	}
 	for _, pat := range p.Patterns(content, workingDirs) {
-		if ok, _ := doublestar.Match(pat, sampleOf(abs, "")); ok {
-			return true
-		}
-		if ok, _ := doublestar.Match(abs, sampleOf(pat, "x")); ok {
-			return true
-		}
-		if ok, _ := doublestar.Match(abs, sampleOf(strings.ReplaceAll(pat, "**", "*"), "x")); ok {
+		if globPathsMeet(pat, abs) {
 			return true
 		}
 	}

@@ -241,33 +241,3 @@ func segMayMatch(e, g string) bool {
 	// Both are globs: whether one name can match both.
 	return globsMeet(e, g)
 }
-
-// sampleOf turns a glob into one name it matches: * becomes fill, ? and
-// bracket expressions become their first choice.
-func sampleOf(g, fill string) string {
-	var b strings.Builder
-	for i := 0; i < len(g); i++ {
-		switch g[i] {
-		case '*':
-			b.WriteString(fill)
-		case '?':
-			b.WriteByte('x')
-		case '[':
-			j := strings.IndexByte(g[i+1:], ']')
-			if j < 0 {
-				b.WriteByte('[')
-				continue
-			}
-			class := g[i+1 : i+1+j]
-			if strings.HasPrefix(class, "!") || strings.HasPrefix(class, "^") || class == "" {
-				b.WriteByte('x')
-			} else {
-				b.WriteByte(class[0])
-			}
-			i += j + 1
-		default:
-			b.WriteByte(g[i])
-		}
-	}
-	return b.String()
-}

@@ -139,6 +139,7 @@ func TestPermissionHoles(t *testing.T) {
 		// Two globs that one name can match (no such file here yet).
 		{1, "Bash", bash("cat " + f.home + "/.ssh/i?_*"), "default", "", "", "ask"},
 		{1, "Bash", bash("cat /etc/ssh/ssh_host_*"), "default", "", "", "ask"},
+		{2, "Bash", bash("cat " + f.root + "/secrets/s_*"), "default", "deny:Read(//" + f.root[1:] + "/secrets/*_key)", "", "not-allow"},
 		// 2. Rules mean the same for every tool and spelling.
 		{2, "Write", write("/etc/x"), "bypass", "deny:Write(//etc/**)", "", "deny"},
 		{2, "Edit", map[string]any{"file_path": "/etc/x", "old_string": "a", "new_string": "b"}, "bypass", "deny:Write(//etc/**)", "", "deny"},
