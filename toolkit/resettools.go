@@ -108,12 +108,7 @@ func (t *resetTool) Call(ctx context.Context, in Input) Stream {
 		for _, n := range want {
 			active[n] = true
 		}
-		var ordered []string
-		for _, n := range r.gorder {
-			if active[n] {
-				ordered = append(ordered, n)
-			}
-		}
+		ordered := r.inOrder(active)
 		rt.Session.SetActiveGroups(ordered)
 		yield(&Chunk{
 			Content:  []Block{TextBlock(resetReply(r, ordered, before))},

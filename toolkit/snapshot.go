@@ -266,7 +266,7 @@ func (t *Turn) checkBatches() error {
 // again, a deny rule that now matches denies it.
 func (t *Turn) reattach(ctx context.Context, r *registry, cs *callState, pc *permission.Context) {
 	e := t.resolve(r, cs.call.Name)
-	if e == nil || cs.input == nil || e.validator.validate(cs.input) != nil || !validByTool(e, cs.input) {
+	if e == nil || cs.input == nil || e.checkInput(cs.input) != nil {
 		cs.phase, cs.input, cs.decision = phaseNew, nil, permission.Decision{}
 		return
 	}
@@ -287,12 +287,6 @@ func (t *Turn) reattach(ctx context.Context, r *registry, cs *callState, pc *per
 	case d.Behavior == permission.Ask && cs.phase == phaseAsk:
 		cs.decision = d // the question as it stands now
 	}
-}
-
-// validByTool runs a tool's own input check, if it has one.
-func validByTool(e *entry, in Input) bool {
-	v, ok := e.tool.(InputValidator)
-	return !ok || safeValidate(v, in) == nil
 }
 
 // newTurnID returns a random turn ID.

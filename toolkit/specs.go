@@ -2,30 +2,37 @@ package toolkit
 
 import "encoding/json"
 
+// schemaCopier copies schemas into one new array, each capped at its own
+// length so that an append reallocates rather than run into the next:
+// handing out copies costs one allocation however many schemas there are.
+type schemaCopier struct{ buf []byte }
+
+func newSchemaCopier(total int) *schemaCopier { return &schemaCopier{buf: make([]byte, 0, total)} }
+
+// copy returns s's copy (nil stays nil).
+func (c *schemaCopier) copy(s json.RawMessage) json.RawMessage {
+	if s == nil {
+		return nil
+	}
+	start := len(c.buf)
+	c.buf = append(c.buf, s...)
+	return c.buf[start:len(c.buf):len(c.buf)]
+}
+
 // detachSchemas gives the specs in infos schemas of their own, so that a
 // caller changing what Tools returned cannot change the registry's (the
 // validators were compiled from those bytes, and they are what the model
-// is shown). All the schemas share one new array, each capped at its own
-// length so that an append reallocates rather than run into the next:
-// listing the tools costs one allocation more, however many there are.
+// is shown).
 func detachSchemas(infos []ToolInfo) {
 	n := 0
 	for _, in := range infos {
 		n += len(in.Spec.InputSchema) + len(in.Spec.OutputSchema)
 	}
-	buf := make([]byte, 0, n)
-	detach := func(s json.RawMessage) json.RawMessage {
-		if s == nil {
-			return nil
-		}
-		start := len(buf)
-		buf = append(buf, s...)
-		return buf[start:len(buf):len(buf)]
-	}
+	c := newSchemaCopier(n)
 	for i := range infos {
 		sp := &infos[i].Spec
-		sp.InputSchema = detach(sp.InputSchema)
-		sp.OutputSchema = detach(sp.OutputSchema)
+		sp.InputSchema = c.copy(sp.InputSchema)
+		sp.OutputSchema = c.copy(sp.OutputSchema)
 	}
 }
 
@@ -37,22 +44,14 @@ func detachDefinitions(defs []Definition) {
 	for _, d := range defs {
 		n += len(d.InputSchema) + len(d.OutputSchema) + len(d.openAI)
 	}
-	buf := make([]byte, 0, n)
-	detach := func(s json.RawMessage) json.RawMessage {
-		if s == nil {
-			return nil
-		}
-		start := len(buf)
-		buf = append(buf, s...)
-		return buf[start:len(buf):len(buf)]
-	}
+	c := newSchemaCopier(n)
 	for i := range defs {
 		d := &defs[i]
-		fresh := d.openAI != nil && len(d.InputSchema) > 0 && len(d.InputSchema) == len(d.openAIFrom) && &d.InputSchema[0] == &d.openAIFrom[0]
-		d.InputSchema = detach(d.InputSchema)
-		d.OutputSchema = detach(d.OutputSchema)
+		fresh := d.openAIFresh()
+		d.InputSchema = c.copy(d.InputSchema)
+		d.OutputSchema = c.copy(d.OutputSchema)
 		if fresh {
-			d.openAI, d.openAIFrom = detach(d.openAI), d.InputSchema
+			d.openAI, d.openAIFrom = c.copy(d.openAI), d.InputSchema
 		} else {
 			d.openAI, d.openAIFrom = nil, nil
 		}

@@ -483,14 +483,18 @@ func (tk *Toolkit) ActiveGroups(ctx context.Context, sessionID string) ([]string
 		return nil, fmt.Errorf("session %q: %w", sessionID, err)
 	}
 	r := tk.reg.Load()
-	active := r.activeGroups(s)
+	return r.inOrder(r.activeGroups(s)), nil
+}
+
+// inOrder returns the named groups in set, in the order they were added.
+func (r *registry) inOrder(set map[string]bool) []string {
 	var out []string
 	for _, n := range r.gorder {
-		if active[n] {
+		if set[n] {
 			out = append(out, n)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // SetActiveGroups sets the named groups active in a session, and every
@@ -510,13 +514,7 @@ func (tk *Toolkit) SetActiveGroups(ctx context.Context, sessionID string, names 
 		}
 		want[n] = true
 	}
-	var ordered []string
-	for _, n := range r.gorder {
-		if want[n] {
-			ordered = append(ordered, n)
-		}
-	}
-	s.SetActiveGroups(ordered)
+	s.SetActiveGroups(r.inOrder(want))
 	return nil
 }
 

@@ -501,15 +501,9 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 	if rep != nil {
 		invalid = "Invalid arguments for %s: %v. The arguments were not valid JSON either and were repaired before this check; send the complete arguments again as one valid JSON object."
 	}
-	if err := e.validator.validate(in); err != nil {
+	if err := e.checkInput(in); err != nil {
 		t.finish(cs, withErr(errorResponse(cs.call.Name, cs.call.ID, KindInvalidInput, fmt.Sprintf(invalid, cs.call.Name, err)), err))
 		return
-	}
-	if v, ok := e.tool.(InputValidator); ok {
-		if err := safeValidate(v, in); err != nil {
-			t.finish(cs, withErr(errorResponse(cs.call.Name, cs.call.ID, KindInvalidInput, fmt.Sprintf(invalid, cs.call.Name, err)), err))
-			return
-		}
 	}
 	if rep != nil && !safeIsReadOnly(e.subject, in, t.permissionContext()) {
 		// The repairer guesses: a cut-off Write would write half a file,
@@ -591,6 +585,18 @@ func evaluate(ctx context.Context, s subject, in Input, pc *permission.Context) 
 		}
 	}()
 	return permission.Evaluate(ctx, s, in, pc)
+}
+
+// checkInput is gate 2's check of a parsed input: the tool's schema,
+// then the tool's own validation (InputValidator), if it has one.
+func (e *entry) checkInput(in Input) error {
+	if err := e.validator.validate(in); err != nil {
+		return err
+	}
+	if v, ok := e.tool.(InputValidator); ok {
+		return safeValidate(v, in)
+	}
+	return nil
 }
 
 // safeValidate runs a tool's own input validation, turning a panic into

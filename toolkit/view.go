@@ -164,10 +164,16 @@ func OpenAI(defs []Definition) []OpenAIFunction {
 // at registration when the definition still holds the schema it was made
 // from (a caller may have replaced it), else made now.
 func (d *Definition) openAIParameters() json.RawMessage {
-	if d.openAI != nil && len(d.InputSchema) > 0 && len(d.InputSchema) == len(d.openAIFrom) && &d.InputSchema[0] == &d.openAIFrom[0] {
+	if d.openAIFresh() {
 		return d.openAI
 	}
 	return stripTitles(d.InputSchema)
+}
+
+// openAIFresh reports whether openAI was made from the input schema the
+// definition holds now.
+func (d *Definition) openAIFresh() bool {
+	return d.openAI != nil && len(d.InputSchema) > 0 && len(d.InputSchema) == len(d.openAIFrom) && &d.InputSchema[0] == &d.openAIFrom[0]
 }
 
 // Anthropic converts definitions to the Anthropic tool format.
