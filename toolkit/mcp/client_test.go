@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"github.com/wasmtools/wasmtools/internal/testdata"
 	"net"
 	"os"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wasmtools/wasmtools/internal/testdata"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 

@@ -26,16 +26,7 @@ import (
 // HTTP, in process so that the race detector sees the server; each has its
 // own wasmtools session (task lists never mix).
 func TestConcurrentSessions(t *testing.T) {
-	tk := toolkit.New(toolkit.Options{Permission: permission.Context{Mode: permission.ModeDefault}})
-	for _, tool := range builtin.TaskTools() {
-		if err := tk.Register(tool); err != nil {
-			t.Fatal(err)
-		}
-	}
-	srv := NewServer(tk, ServerOptions{})
-	if err := srv.Refresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	srv := taskServer(t, toolkit.Options{Permission: permission.Context{Mode: permission.ModeDefault}})
 	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, nil))
 	defer hs.Close()
 
@@ -90,16 +81,7 @@ func TestConcurrentSessions(t *testing.T) {
 // server nor in the toolkit's session store.
 func TestSessionsEnd(t *testing.T) {
 	store := toolkit.NewMemoryStore()
-	tk := toolkit.New(toolkit.Options{Store: store, Permission: permission.Context{Mode: permission.ModeDefault}})
-	for _, tool := range builtin.TaskTools() {
-		if err := tk.Register(tool); err != nil {
-			t.Fatal(err)
-		}
-	}
-	srv := NewServer(tk, ServerOptions{})
-	if err := srv.Refresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	srv := taskServer(t, toolkit.Options{Store: store, Permission: permission.Context{Mode: permission.ModeDefault}})
 	base := store.Len() // Refresh's own look at the default groups
 	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() },
 		&sdk.StreamableHTTPOptions{SessionTimeout: 300 * time.Millisecond}))
@@ -283,16 +265,7 @@ func TestListChangedPerSession(t *testing.T) {
 // TestStructuredResults: tools with an output schema announce it, and
 // their results carry structuredContent that matches it.
 func TestStructuredResults(t *testing.T) {
-	tk := toolkit.New(toolkit.Options{})
-	for _, tool := range builtin.TaskTools() {
-		if err := tk.Register(tool); err != nil {
-			t.Fatal(err)
-		}
-	}
-	srv := NewServer(tk, ServerOptions{})
-	if err := srv.Refresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	srv := taskServer(t, toolkit.Options{})
 	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() }, nil))
 	defer hs.Close()
 	ctx := context.Background()
@@ -480,6 +453,22 @@ func TestRefreshNeverEarly(t *testing.T) {
 			return
 		}
 	}
+}
+
+// taskServer serves a toolkit made with opts that holds the task tools.
+func taskServer(tb testing.TB, opts toolkit.Options) *Server {
+	tb.Helper()
+	tk := toolkit.New(opts)
+	for _, tool := range builtin.TaskTools() {
+		if err := tk.Register(tool); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	srv := NewServer(tk, ServerOptions{})
+	if err := srv.Refresh(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	return srv
 }
 
 // connectInMemory connects client to srv in process; both ends close when

@@ -11,7 +11,6 @@ import (
 
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
-	"github.com/wasmtools/wasmtools/toolkit/builtin"
 )
 
 // BenchmarkSessionSoak opens b.N sessions over streamable HTTP, makes a
@@ -22,16 +21,7 @@ import (
 //	go test ./toolkit/mcp -run '^$' -bench SessionSoak -benchtime 2000x
 func BenchmarkSessionSoak(b *testing.B) {
 	store := toolkit.NewMemoryStore()
-	tk := toolkit.New(toolkit.Options{Store: store, Permission: permission.Context{Mode: permission.ModeDefault}})
-	for _, tool := range builtin.TaskTools() {
-		if err := tk.Register(tool); err != nil {
-			b.Fatal(err)
-		}
-	}
-	srv := NewServer(tk, ServerOptions{})
-	if err := srv.Refresh(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	srv := taskServer(b, toolkit.Options{Store: store, Permission: permission.Context{Mode: permission.ModeDefault}})
 	hs := httptest.NewServer(srv.HTTPHandler(&sdk.StreamableHTTPOptions{SessionTimeout: 200 * time.Millisecond}))
 	defer hs.Close()
 	ctx := context.Background()

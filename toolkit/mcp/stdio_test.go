@@ -10,22 +10,12 @@ import (
 	"time"
 
 	"github.com/wasmtools/wasmtools/toolkit"
-	"github.com/wasmtools/wasmtools/toolkit/builtin"
 )
 
 // TestGuardedStdio: malformed frames are answered with JSON-RPC errors
 // and the server goes on answering the next request.
 func TestGuardedStdio(t *testing.T) {
-	tk := toolkit.New(toolkit.Options{})
-	for _, tool := range builtin.TaskTools() {
-		if err := tk.Register(tool); err != nil {
-			t.Fatal(err)
-		}
-	}
-	srv := NewServer(tk, ServerOptions{})
-	if err := srv.Refresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	srv := taskServer(t, toolkit.Options{})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
