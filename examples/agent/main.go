@@ -24,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -53,26 +54,31 @@ func main() {
 // run is the program: flags, the host, the loop. Standard input answers
 // the engine's questions.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	model := fs.String("model", envOr("OPENAI_MODEL", "gpt-4.1-mini"), "the `model` to ask")
-	configPath := fs.String("config", "wasmtools.yaml", "the host's configuration `file`")
-	maxSteps := fs.Int("max-steps", 20, "give up after this many model `steps`")
-	yes := fs.Bool("yes", false, "approve every call the engine asks about (careful)")
-	fs.Usage = func() {
+	flags := flag.NewFlagSet("agent", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	model := flags.String("model", envOr("OPENAI_MODEL", "gpt-4.1-mini"), "the `model` to ask")
+	configPath := flags.String("config", "wasmtools.yaml", "the host's configuration `file` (default: wasmtools.yaml here if there is one, else the built-in tools in this folder)")
+	maxSteps := flags.Int("max-steps", 20, "give up after this many model `steps`")
+	yes := flags.Bool("yes", false, "approve every call the engine asks about (careful)")
+	flags.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: agent [flags] TASK\n\nOPENAI_BASE_URL and OPENAI_API_KEY choose the endpoint.")
-		fs.PrintDefaults()
+		flags.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := flags.Parse(args); err != nil {
 		return err
 	}
-	task := strings.Join(fs.Args(), " ")
+	task := strings.Join(flags.Args(), " ")
 	if task == "" {
-		fs.Usage()
+		flags.Usage()
 		return errors.New("no task given")
 	}
 
 	cfg, err := wasmtools.LoadConfig(*configPath)
+	if errors.Is(err, fs.ErrNotExist) && !flagSet(flags, "config") {
+		// No wasmtools.yaml here: the built-in tools, this folder as the
+		// working directory.
+		cfg, err = wasmtools.Config{}, nil
+	}
 	if err != nil {
 		return err
 	}
@@ -268,6 +274,13 @@ func addNoteTool(tk *toolkit.Toolkit) error {
 		return err
 	}
 	return tk.Register(note, toolkit.InGroup("notes"))
+}
+
+// flagSet reports whether the flag called name was given.
+func flagSet(flags *flag.FlagSet, name string) bool {
+	set := false
+	flags.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func firstLine(s string) string {

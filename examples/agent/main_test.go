@@ -229,3 +229,33 @@ func TestAgentEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentWithoutConfig: with no wasmtools.yaml in its folder and no
+// -config, the agent offers the built-in tools and runs.
+func TestAgentWithoutConfig(t *testing.T) {
+	t.Chdir(t.TempDir())
+	m := &scriptedModel{t: t}
+	m.steps = []func(*chatRequest) (string, []toolCall){
+		func(r *chatRequest) (string, []toolCall) {
+			if !slices.Contains(r.toolNames(), "Read") {
+				t.Errorf("tools offered without a configuration: %v", r.toolNames())
+			}
+			return "nothing to do", nil
+		},
+	}
+	srv := httptest.NewServer(m)
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	var stdout, stderr strings.Builder
+	if err := run(context.Background(), []string{"-model", "scripted", "look around"}, strings.NewReader(""), &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "nothing to do") {
+		t.Errorf("stdout: %q", stdout.String())
+	}
+	var code strings.Builder
+	if err := run(context.Background(), []string{"-config", "missing.yaml", "x"}, strings.NewReader(""), &code, &code); err == nil {
+		t.Error("a -config file that does not exist was not an error")
+	}
+}
