@@ -53,6 +53,7 @@ fuzz: ## Run each fuzz target for FUZZTIME (default 20s).
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./skills
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckFrame$$' -fuzztime $(FUZZTIME) ./toolkit/mcp
 	$(GO) test -run '^$$' -fuzz '^FuzzDepth$$' -fuzztime $(FUZZTIME) ./internal/jsontext
+	$(GO) test -run '^$$' -fuzz '^FuzzInstrument$$' -fuzztime $(FUZZTIME) ./internal/wasmbin
 
 # Plugins: each plugins/NAME holding Go files is built with Go as a WASI
 # reactor, each plugins/NAME holding a package.json with npm (its "build"

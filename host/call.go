@@ -64,7 +64,7 @@ func (p *Plugin) callExport(ctx context.Context, name string, input []byte, emit
 		return nil, fmt.Errorf("plugin %s has no export %s", p.Name, name)
 	}
 	inst.stack[0] = 0
-	callErr := fn.CallWithStack(withKernel(ctx, k), inst.stack[:])
+	interrupted, callErr := inst.run(withKernel(ctx, k), fn, inst.stack[:])
 	k.call = nil
 	fault := inst.env.fault
 	inst.env.emit = nil
@@ -88,8 +88,10 @@ func (p *Plugin) callExport(ctx context.Context, name string, input []byte, emit
 	k.reset()
 	// An instance whose memory grew much is closed rather than kept:
 	// linear memory never shrinks, and the pool would hold it.
-	keep := !inst.grown()
-	if !keep {
+	// An instance whose interrupt flag was set as the call ended would
+	// trap at its next call: it is closed.
+	keep := !inst.grown() && !interrupted
+	if inst.grown() {
 		p.log.Debug("instance closed after its call: its memory grew too much", "export", name, "grew_mib", (uint64(inst.mod.Memory().Size())-uint64(inst.startMem))>>20)
 	}
 	p.pool.put(inst, keep)

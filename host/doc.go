@@ -14,6 +14,16 @@
 // call on this machine); full Extism-ABI compatibility is kept, so modules
 // built with any Extism PDK run unchanged.
 //
+// Every call ends within the plugin's timeout, even one whose guest loops
+// for ever. Before compiling, the host rewrites the module (see
+// internal/wasmbin) so that each function entry and loop iteration counts
+// down a budget and, every few thousand of them, lets the Go runtime in
+// and reads an interrupt flag, which the host sets when the call's
+// context ends. wazero's own guarantee (WithCloseOnContextDone) leaves
+// the machine code for Go at every loop iteration, which made a hashing
+// plugin three times slower (tetratelabs/wazero#2466); it remains the
+// fallback for a module the rewriter cannot read.
+//
 // A trap, a panic in the guest, a timeout, exhausted memory or a module
 // that exits ends that call with an error and retires the instance; the
 // host and every other plugin keep working.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -129,5 +130,25 @@ func TestThirdPartyModules(t *testing.T) {
 	}
 	if _, err := h.Load(ctx, []byte("not wasm"), Config{Name: "junk"}); err == nil || !strings.Contains(err.Error(), "not a valid WebAssembly module") {
 		t.Errorf("junk: %v", err)
+	}
+}
+
+// TestLoadRefusesBoundlessCounts: a module whose section claims 2³²
+// entries (wazero would size a table by the claim and exhaust the
+// process's memory) is refused at load and by Inspect, saying why.
+func TestLoadRefusesBoundlessCounts(t *testing.T) {
+	wasm := []byte("\x00asm\x01\x00\x00\x00\x04\x07\xff\xff\xff\xff\x0f\x70\x00")
+	h := newTestHost(t)
+	_, err := h.Load(context.Background(), wasm, Config{Name: "huge"})
+	if err == nil || !strings.Contains(err.Error(), "claims 4294967295 entries") {
+		t.Errorf("Load: %v, want the count named", err)
+	}
+	path := filepath.Join(t.TempDir(), "huge.wasm")
+	if err := os.WriteFile(path, wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := h.Inspect(context.Background(), path, Config{})
+	if err != nil || r.Loadable || !strings.Contains(r.Problem, "claims 4294967295 entries") {
+		t.Errorf("Inspect: %+v, %v", r, err)
 	}
 }

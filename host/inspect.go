@@ -15,6 +15,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/wasmtools/wasmtools/abi"
+	"github.com/wasmtools/wasmtools/internal/wasmbin"
 	"github.com/wasmtools/wasmtools/toolkit"
 )
 
@@ -108,6 +109,11 @@ func (h *Host) Inspect(ctx context.Context, path string, cfg Config, opts ...Ins
 	}
 	sum := sha256.Sum256(wasm)
 	r := &Report{File: path, Size: len(wasm), SHA256: hex.EncodeToString(sum[:]), GrantsGiven: cfg.Grants, Exports: []Function{}, Imports: []Function{}, Tools: []ReportedTool{}}
+	if err := wasmbin.Check(wasm); err != nil {
+		r.Kind = KindUnknown
+		r.Problem = "not a valid WebAssembly module: " + err.Error()
+		return r, nil
+	}
 	rt := wazero.NewRuntime(ctx)
 	defer rt.Close(ctx)
 	m, err := rt.CompileModule(ctx, wasm)

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -10,8 +11,10 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
+	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/wasmtools/wasmtools/abi"
+	"github.com/wasmtools/wasmtools/internal/wasmbin"
 )
 
 // An instance is one running copy of a plugin's module; a pool keeps
@@ -28,6 +31,40 @@ type instance struct {
 	grants []*grantFS
 	// startMem is the size of its linear memory once started.
 	startMem uint32
+	// interrupt is the module's interrupt flag (see internal/wasmbin);
+	// nil when the plugin runs with wazero's termination checks.
+	interrupt api.MutableGlobal
+}
+
+// run calls fn with stack, stopping the guest when ctx ends. interrupted
+// reports that the interrupt flag was set (or is being set): the instance
+// must not run again, and an error from the call means ctx ended, which
+// err then says in wazero's terms (a sys.ExitError with the exit code of
+// a deadline or a cancellation), as with wazero's own checks.
+func (inst *instance) run(ctx context.Context, fn api.Function, stack []uint64) (interrupted bool, err error) {
+	if inst.interrupt == nil {
+		return false, fn.CallWithStack(ctx, stack)
+	}
+	if ctx.Err() != nil {
+		return false, stopError(ctx)
+	}
+	stop := context.AfterFunc(ctx, func() { inst.interrupt.Set(1) })
+	err = fn.CallWithStack(ctx, stack)
+	if !stop() {
+		interrupted = true
+		if err != nil {
+			err = stopError(ctx)
+		}
+	}
+	return interrupted, err
+}
+
+// stopError is the error of a call stopped because ctx ended.
+func stopError(ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return sys.NewExitError(sys.ExitCodeDeadlineExceeded)
+	}
+	return sys.NewExitError(sys.ExitCodeContextCanceled)
 }
 
 func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
@@ -62,15 +99,30 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 		return nil, fmt.Errorf("plugin %s: instantiate: %w", p.Name, p.startError(ctx, "its start function", err))
 	}
 	inst.mod = mod
-	for _, init := range []string{"_initialize", "hs_init"} {
+	if p.interruptible {
+		flag, ok := mod.ExportedGlobal(wasmbin.InterruptExport).(api.MutableGlobal)
+		if !ok {
+			inst.close()
+			return nil, fmt.Errorf("plugin %s: the instrumented module has no interrupt flag", p.Name)
+		}
+		inst.interrupt = flag
+	}
+	// The start function (moved out of instantiation by the
+	// instrumentation, so that it can be stopped), then the reactor's
+	// initialisation.
+	for _, init := range []string{wasmbin.StartExport, "_initialize", "hs_init"} {
 		fn := mod.ExportedFunction(init)
 		if fn == nil {
 			continue
 		}
-		args := make([]uint64, len(fn.Definition().ParamTypes()))
-		if _, err := fn.Call(kctx, args...); err != nil {
+		phase := init
+		if init == wasmbin.StartExport {
+			phase = "its start function"
+		}
+		stack := make([]uint64, max(len(fn.Definition().ParamTypes()), len(fn.Definition().ResultTypes())))
+		if _, err := inst.run(kctx, fn, stack); err != nil {
 			inst.close()
-			return nil, fmt.Errorf("plugin %s: %s failed: %w", p.Name, init, p.startError(ctx, init, err))
+			return nil, fmt.Errorf("plugin %s: %s failed: %w", p.Name, phase, p.startError(ctx, phase, err))
 		}
 	}
 	for name := range p.exports {

@@ -23,6 +23,7 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/wasmtools/wasmtools/abi"
+	"github.com/wasmtools/wasmtools/internal/wasmbin"
 )
 
 // Defaults for plugins whose grants say nothing.
@@ -146,8 +147,12 @@ type Plugin struct {
 	timeout  time.Duration
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
-	exports  map[string]bool
-	tools    []*Tool
+	// interruptible reports that the module was instrumented (see
+	// internal/wasmbin): calls end by setting its interrupt flag rather
+	// than through wazero's termination checks.
+	interruptible bool
+	exports       map[string]bool
+	tools         []*Tool
 	// compatTools are the tools of servlets and manifest modules.
 	compatTools []*compatTool
 
@@ -230,37 +235,57 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg Config) (*Plugin, erro
 	if memMiB <= 0 {
 		memMiB = DefaultMemoryMiB
 	}
-	p.rt = wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
-		WithCompilationCache(h.cache).
-		WithMemoryLimitPages(uint32(memMiB)*16). // 64 KiB pages
-		WithCloseOnContextDone(!h.noTimeout))
+	if pages, ok := wasmbin.MemoryMinimum(wasm); ok && pages > uint64(memMiB)*16 {
+		need := (pages + 15) / 16
+		return nil, fmt.Errorf("plugin %s: its linear memory starts at %d MiB (%d pages of 64 KiB), more than the %d MiB it may use: grant memory_mib ≥ %d (in the grants of its sidecar file %s or of the configuration), or build it with a smaller initial memory", name, need, pages, memMiB, need, name+".json")
+	}
+	// A binary that would make the compiler allocate without bound is
+	// refused before it gets there.
+	if err := wasmbin.Check(wasm); err != nil {
+		return nil, fmt.Errorf("plugin %s: not a valid WebAssembly module: %w", name, err)
+	}
+	// Termination: the module is instrumented so that a call can be
+	// stopped by setting a flag the guest checks at every function entry
+	// and loop iteration (see internal/wasmbin). A module that cannot be
+	// instrumented runs with wazero's own checks instead, which are as
+	// safe but leave the machine code for Go at every loop iteration.
+	code := wasm
+	if !h.noTimeout {
+		if ins, err := wasmbin.Instrument(wasm); err == nil {
+			code, p.interruptible = ins.Wasm, true
+		} else {
+			p.log.Warn("the module runs with wazero's slower termination checks: it could not be instrumented", "err", err)
+		}
+	}
+	err = p.compile(ctx, code, memMiB, !h.noTimeout && !p.interruptible)
+	if err != nil && p.interruptible {
+		// The original decides: a module the compiler refuses is
+		// reported as written; one it accepts was instrumented wrongly
+		// (a bug here), and runs with wazero's checks.
+		if err := p.compile(ctx, wasm, memMiB, true); err != nil {
+			return nil, err
+		}
+		p.log.Error("the instrumented module was refused; running it with wazero's slower termination checks", "err", err)
+		p.interruptible, err = false, nil
+	}
+	if err != nil {
+		return nil, err
+	}
 	ok := false
 	defer func() {
 		if !ok {
 			p.rt.Close(context.Background())
 		}
 	}()
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, p.rt); err != nil {
-		return nil, fmt.Errorf("plugin %s: %w", name, err)
-	}
-	if err := instantiateHostModules(ctx, p.rt); err != nil {
-		return nil, fmt.Errorf("plugin %s: %w", name, err)
-	}
-	if pages, ok := memoryMinimum(wasm); ok && pages > uint64(memMiB)*16 {
-		need := (pages + 15) / 16
-		return nil, fmt.Errorf("plugin %s: its linear memory starts at %d MiB (%d pages of 64 KiB), more than the %d MiB it may use: grant memory_mib ≥ %d (in the grants of its sidecar file %s or of the configuration), or build it with a smaller initial memory", name, need, pages, memMiB, need, name+".json")
-	}
-	compiled, err := p.rt.CompileModule(ctx, wasm)
-	if err != nil {
-		return nil, fmt.Errorf("plugin %s: not a valid WebAssembly module: %w", name, err)
-	}
-	p.compiled = compiled
+	compiled := p.compiled
 	if err := checkImports(name, compiled); err != nil {
 		return nil, err
 	}
 	p.exports = map[string]bool{}
 	for n := range compiled.ExportedFunctions() {
-		p.exports[n] = true
+		if n != wasmbin.StartExport {
+			p.exports[n] = true
+		}
 	}
 	p.Kind = kindOf(p.exports, cfg.Manifest != nil)
 	p.pool = newPool(p, h.opts.MaxInstances)
@@ -284,6 +309,31 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg Config) (*Plugin, erro
 	}
 	ok = true
 	return p, nil
+}
+
+// compile makes the plugin's runtime, with the host modules a plugin may
+// import, and compiles code in it. closeOnDone turns on wazero's own
+// termination checks. On failure nothing is left open.
+func (p *Plugin) compile(ctx context.Context, code []byte, memMiB int, closeOnDone bool) error {
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
+		WithCompilationCache(p.host.cache).
+		WithMemoryLimitPages(uint32(memMiB)*16). // 64 KiB pages
+		WithCloseOnContextDone(closeOnDone))
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		rt.Close(context.Background())
+		return fmt.Errorf("plugin %s: %w", p.Name, err)
+	}
+	if err := instantiateHostModules(ctx, rt); err != nil {
+		rt.Close(context.Background())
+		return fmt.Errorf("plugin %s: %w", p.Name, err)
+	}
+	compiled, err := rt.CompileModule(ctx, code)
+	if err != nil {
+		rt.Close(context.Background())
+		return fmt.Errorf("plugin %s: not a valid WebAssembly module: %w", p.Name, err)
+	}
+	p.rt, p.compiled = rt, compiled
+	return nil
 }
 
 // warm starts one instance and keeps it, so that a module that cannot

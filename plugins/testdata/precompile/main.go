@@ -7,8 +7,10 @@
 //
 // Usage: precompile -cache DIR MODULE.wasm...
 //
-// Modules are compiled as the tests' Extism host compiles them: with
-// close-on-context-done (wazero keys its cache on that flag).
+// Modules are compiled as the plugin host compiles them (wazero keys its
+// cache on the binary and on the termination checks): instrumented with
+// an interrupt flag and without wazero's checks, or, for a module that
+// cannot be instrumented, as it is with wazero's checks.
 package main
 
 import (
@@ -19,6 +21,8 @@ import (
 	"time"
 
 	"github.com/tetratelabs/wazero"
+
+	"github.com/wasmtools/wasmtools/internal/wasmbin"
 )
 
 func main() {
@@ -34,13 +38,20 @@ func main() {
 		os.Exit(1)
 	}
 	ctx := context.Background()
-	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler().WithCompilationCache(cache).WithCloseOnContextDone(true))
-	defer rt.Close(ctx)
+	config := wazero.NewRuntimeConfigCompiler().WithCompilationCache(cache)
+	interruptible := wazero.NewRuntimeWithConfig(ctx, config.WithCloseOnContextDone(false))
+	defer interruptible.Close(ctx)
+	checked := wazero.NewRuntimeWithConfig(ctx, config.WithCloseOnContextDone(true))
+	defer checked.Close(ctx)
 	for _, path := range flag.Args() {
 		start := time.Now()
 		b, err := os.ReadFile(path)
 		if err == nil {
-			_, err = rt.CompileModule(ctx, b)
+			if ins, ierr := wasmbin.Instrument(b); ierr == nil {
+				_, err = interruptible.CompileModule(ctx, ins.Wasm)
+			} else {
+				_, err = checked.CompileModule(ctx, b)
+			}
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "precompile %s: %v\n", path, err)

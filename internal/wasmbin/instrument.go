@@ -1,0 +1,504 @@
+package wasmbin
+
+import (
+	"fmt"
+)
+
+// Names of the exports Instrument adds.
+const (
+	// InterruptExport names the interrupt flag: a mutable i32 global,
+	// zero while the guest may run. Any other value makes the guest trap
+	// (unreachable) at its next function entry or loop iteration.
+	InterruptExport = "wasmtools:interrupt"
+	// StartExport names the module's start function when it had one.
+	// Instrument removes the start section, so that instantiating runs no
+	// guest code; the host calls this export right after instantiating,
+	// with the flag armed, which is what the start section would have
+	// done without a way to stop it.
+	StartExport = "wasmtools:start"
+)
+
+// Instrumented is a module rewritten by Instrument.
+type Instrumented struct {
+	// Wasm is the rewritten binary.
+	Wasm []byte
+	// Checks counts the checks added: one per function body and one per
+	// loop.
+	Checks int
+	// Start reports that the module had a start function, now exported
+	// as StartExport.
+	Start bool
+}
+
+// Instrument returns the module with the interrupt flag and its checks
+// added (see the package documentation). It fails, naming the cause, on a
+// binary it cannot read or that uses features beyond WebAssembly 2.0; it
+// does not validate what it copies, which the compiler does.
+func Instrument(wasm []byte) (*Instrumented, error) {
+	secs, err := sections(wasm)
+	if err != nil {
+		return nil, err
+	}
+	in := &Instrumented{}
+	out := make([]byte, 0, len(wasm)+len(wasm)/8+64)
+	out = append(out, wasm[:8]...)
+
+	var (
+		importGlobals uint32
+		budget, flag  uint32 // the added globals' indices, once known
+		flagKnown     bool
+		exported      bool
+		start         uint32
+		hasStart      bool
+	)
+	// globalSection emits the global section with the flag appended;
+	// defined is the body of the module's own global section, if any.
+	globalSection := func(defined []byte) error {
+		var n uint32
+		var rest []byte
+		if defined != nil {
+			r := &reader{b: defined}
+			var err error
+			if n, err = r.u32(); err != nil {
+				return fmt.Errorf("global section: %w", err)
+			}
+			rest = defined[r.pos:]
+		}
+		budget, flag, flagKnown = importGlobals+n, importGlobals+n+1, true
+		body := appendU32(nil, n+2)
+		body = append(body, rest...)
+		body = append(body, 0x7f, 0x01, 0x41) // mut i32 = i32.const Budget
+		body = appendS32(body, Budget)
+		body = append(body, 0x0b)
+		body = append(body, 0x7f, 0x01, 0x41, 0x00, 0x0b) // mut i32 = i32.const 0
+		out = appendSection(out, secGlobal, body)
+		return nil
+	}
+	exportSection := func(existing []byte) error {
+		var n uint32
+		var rest []byte
+		if existing != nil {
+			r := &reader{b: existing}
+			var err error
+			if n, err = r.u32(); err != nil {
+				return fmt.Errorf("export section: %w", err)
+			}
+			rest = existing[r.pos:]
+			for i := uint32(0); i < n; i++ {
+				name, err := r.name()
+				if err != nil {
+					return fmt.Errorf("export %d: %w", i, err)
+				}
+				if name == InterruptExport || name == StartExport {
+					return fmt.Errorf("the module already exports %q, a name reserved for the host", name)
+				}
+				if _, err := r.byte(); err != nil {
+					return fmt.Errorf("export %d: %w", i, err)
+				}
+				if _, err := r.u32(); err != nil {
+					return fmt.Errorf("export %d: %w", i, err)
+				}
+			}
+		}
+		extra := uint32(1)
+		if hasStart {
+			extra++
+		}
+		body := appendU32(nil, n+extra)
+		body = append(body, rest...)
+		body = appendName(body, InterruptExport)
+		body = append(body, 0x03)
+		body = appendU32(body, flag)
+		if hasStart {
+			body = appendName(body, StartExport)
+			body = append(body, 0x00)
+			body = appendU32(body, start)
+		}
+		out = appendSection(out, secExport, body)
+		exported = true
+		return nil
+	}
+	// The start section follows the export section, which must name the
+	// start function: find it first.
+	for _, s := range secs {
+		if s.id == secStart {
+			r := &reader{b: s.body}
+			if start, err = r.u32(); err != nil {
+				return nil, fmt.Errorf("start section: %w", err)
+			}
+			hasStart = true
+		}
+	}
+	in.Start = hasStart
+	if !hasMemory(secs) {
+		return nil, fmt.Errorf("the module has no linear memory, which the checks use to let the Go runtime in")
+	}
+
+	for _, s := range secs {
+		if s.id == secCustom {
+			if !positional(customName(s.body)) {
+				out = appendSection(out, s.id, s.body)
+			}
+			continue
+		}
+		// Sections the module lacks are emitted where they belong.
+		if !flagKnown && order[s.id] > order[secGlobal] {
+			if err := globalSection(nil); err != nil {
+				return nil, err
+			}
+		}
+		if !exported && order[s.id] > order[secExport] {
+			if err := exportSection(nil); err != nil {
+				return nil, err
+			}
+		}
+		switch s.id {
+		case secImport:
+			im, err := readImports(s.body)
+			if err != nil {
+				return nil, fmt.Errorf("import section: %w", err)
+			}
+			importGlobals = im.globals
+			out = appendSection(out, s.id, s.body)
+		case secGlobal:
+			if err := globalSection(s.body); err != nil {
+				return nil, err
+			}
+		case secExport:
+			if err := exportSection(s.body); err != nil {
+				return nil, err
+			}
+		case secStart:
+			// Dropped: exported as StartExport instead.
+		case secCode:
+			body, checks, err := instrumentCode(s.body, budget, flag)
+			if err != nil {
+				return nil, fmt.Errorf("code section: %w", err)
+			}
+			in.Checks = checks
+			out = appendSection(out, s.id, body)
+		case secTag:
+			return nil, fmt.Errorf("the module uses exception handling (a tag section), beyond WebAssembly 2.0")
+		default:
+			out = appendSection(out, s.id, s.body)
+		}
+	}
+	if !flagKnown {
+		if err := globalSection(nil); err != nil {
+			return nil, err
+		}
+	}
+	if !exported {
+		if err := exportSection(nil); err != nil {
+			return nil, err
+		}
+	}
+	in.Wasm = out
+	return in, nil
+}
+
+func appendSection(out []byte, id byte, body []byte) []byte {
+	out = append(out, id)
+	out = appendU32(out, uint32(len(body)))
+	return append(out, body...)
+}
+
+// Budget is how many checks a guest passes between two visits to the Go
+// runtime.
+//
+// The Go runtime cannot stop a goroutine while it runs compiled Wasm: a
+// guest that never leaves its machine code would hold up every
+// stop-the-world phase of the garbage collector, and with it the whole
+// process, including the timer that is to interrupt it. So each check
+// counts down a budget, and when it runs out the guest grows its memory
+// by zero pages, which wazero does in Go, where the runtime can pause the
+// goroutine; then it refills the budget and reads the interrupt flag. A
+// check is then a few instructions, and the flag is read, and the runtime
+// let in, every Budget loop iterations or calls.
+const Budget = 1 << 14
+
+// instrumentCode rewrites the bodies of a code section, adding a check at
+// the entry of each and after the block type of each loop.
+func instrumentCode(code []byte, budget, flag uint32) ([]byte, int, error) {
+	check := checkCode(budget, flag)
+
+	r := &reader{b: code}
+	n, err := r.u32()
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]byte, 0, len(code)+len(code)/8)
+	out = appendU32(out, n)
+	checks := 0
+	var body []byte
+	for i := uint32(0); i < n; i++ {
+		size, err := r.u32()
+		if err != nil {
+			return nil, 0, fmt.Errorf("body %d: %w", i, err)
+		}
+		src, err := r.bytes(uint64(size))
+		if err != nil {
+			return nil, 0, fmt.Errorf("body %d: %w", i, err)
+		}
+		body, err = instrumentBody(body[:0], src, check)
+		if err != nil {
+			return nil, 0, fmt.Errorf("body %d: %w", i, err)
+		}
+		checks += (len(body) - len(src)) / len(check)
+		out = appendU32(out, uint32(len(body)))
+		out = append(out, body...)
+	}
+	if !r.done() {
+		return nil, 0, fmt.Errorf("%d bytes after the last body", len(code)-r.pos)
+	}
+	return out, checks, nil
+}
+
+// instrumentBody appends to out the function body src with check inserted
+// after its local declarations and after the block type of every loop.
+func instrumentBody(out, src, check []byte) ([]byte, error) {
+	r := &reader{b: src}
+	decls, err := r.u32()
+	if err != nil {
+		return nil, err
+	}
+	for j := uint32(0); j < decls; j++ {
+		if _, err := r.u32(); err != nil {
+			return nil, err
+		}
+		t, err := r.byte()
+		if err != nil {
+			return nil, err
+		}
+		if !valueType(t) {
+			return nil, fmt.Errorf("local of unknown type 0x%02x", t)
+		}
+	}
+	out = append(out, src[:r.pos]...)
+	out = append(out, check...)
+	copied := r.pos
+	for !r.done() {
+		op, err := r.byte()
+		if err != nil {
+			return nil, err
+		}
+		if err := skipImmediates(r, op); err != nil {
+			return nil, fmt.Errorf("opcode 0x%02x at offset %d: %w", op, r.pos, err)
+		}
+		if op == 0x03 { // loop
+			out = append(out, src[copied:r.pos]...)
+			out = append(out, check...)
+			copied = r.pos
+		}
+	}
+	return append(out, src[copied:]...), nil
+}
+
+// checkCode is the instruction sequence of a check: count the budget
+// down; when it reaches zero, visit the Go runtime (memory.grow 0), refill
+// the budget and trap if the interrupt flag is set.
+func checkCode(budget, flag uint32) []byte {
+	c := appendU32([]byte{0x23}, budget)  // global.get budget
+	c = append(c, 0x41, 0x01, 0x6b, 0x24) // i32.const 1, i32.sub, global.set
+	c = appendU32(c, budget)              //   budget
+	c = appendU32(append(c, 0x23), budget)
+	c = append(c, 0x45, 0x04, 0x40)             // i32.eqz, if
+	c = append(c, 0x41, 0x00, 0x40, 0x00, 0x1a) //   i32.const 0, memory.grow 0, drop
+	c = appendS32(append(c, 0x41), Budget)      //   i32.const Budget
+	c = appendU32(append(c, 0x24), budget)      //   global.set budget
+	c = appendU32(append(c, 0x23), flag)        //   global.get flag
+	c = append(c, 0x04, 0x40, 0x00, 0x0b)       //   if unreachable end
+	return append(c, 0x0b)                      // end
+}
+
+// hasMemory reports whether a module imports or defines a linear memory.
+func hasMemory(secs []section) bool {
+	for _, s := range secs {
+		switch s.id {
+		case secImport:
+			if im, err := readImports(s.body); err == nil && im.memory {
+				return true
+			}
+		case secMemory:
+			r := &reader{b: s.body}
+			if n, err := r.u32(); err == nil && n > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// valueType reports whether t is a WebAssembly 2.0 value type.
+func valueType(t byte) bool {
+	switch t {
+	case 0x7f, 0x7e, 0x7d, 0x7c, // i32 i64 f32 f64
+		0x7b,       // v128
+		0x70, 0x6f: // funcref externref
+		return true
+	}
+	return false
+}
+
+// skipImmediates reads past the immediates of the instruction whose
+// opcode op was just read.
+func skipImmediates(r *reader, op byte) error {
+	var err error
+	switch {
+	case op == 0x02 || op == 0x03 || op == 0x04: // block loop if
+		err = skipBlockType(r)
+	case op == 0x0c || op == 0x0d: // br br_if
+		_, err = r.u32()
+	case op == 0x0e: // br_table
+		var n uint32
+		if n, err = r.u32(); err != nil {
+			return err
+		}
+		for i := uint64(0); i <= uint64(n) && err == nil; i++ { // n labels and the default
+			_, err = r.u32()
+		}
+	case op == 0x10: // call
+		_, err = r.u32()
+	case op == 0x11: // call_indirect: type, table
+		if _, err = r.u32(); err == nil {
+			_, err = r.u32()
+		}
+	case op == 0x1c: // select t*
+		var n uint32
+		if n, err = r.u32(); err != nil {
+			return err
+		}
+		for i := uint32(0); i < n && err == nil; i++ {
+			var t byte
+			if t, err = r.byte(); err == nil && !valueType(t) {
+				err = fmt.Errorf("unknown value type 0x%02x", t)
+			}
+		}
+	case op >= 0x20 && op <= 0x26: // local.*, global.*, table.get/set
+		_, err = r.u32()
+	case op >= 0x28 && op <= 0x3e: // loads and stores
+		err = skipMemArg(r)
+	case op == 0x3f || op == 0x40: // memory.size memory.grow
+		err = zeroByte(r)
+	case op == 0x41: // i32.const
+		_, err = r.leb(32)
+	case op == 0x42: // i64.const
+		_, err = r.leb(64)
+	case op == 0x43: // f32.const
+		_, err = r.bytes(4)
+	case op == 0x44: // f64.const
+		_, err = r.bytes(8)
+	case op == 0xd0: // ref.null
+		var t byte
+		if t, err = r.byte(); err == nil && t != 0x70 && t != 0x6f {
+			err = fmt.Errorf("unknown heap type 0x%02x", t)
+		}
+	case op == 0xd2: // ref.func
+		_, err = r.u32()
+	case op == 0xfc:
+		err = skipMisc(r)
+	case op == 0xfd:
+		err = skipVector(r)
+	case op <= 0x01, op == 0x05, op == 0x0b, op == 0x0f, // unreachable nop else end return
+		op == 0x1a, op == 0x1b, // drop select
+		op >= 0x45 && op <= 0xc4, // numeric, sign extension
+		op == 0xd1:               // ref.is_null
+	default:
+		err = fmt.Errorf("not a WebAssembly 2.0 instruction")
+	}
+	return err
+}
+
+func skipBlockType(r *reader) error {
+	if r.pos >= len(r.b) {
+		return errTruncated
+	}
+	if t := r.b[r.pos]; t == 0x40 || valueType(t) {
+		r.pos++
+		return nil
+	}
+	_, err := r.leb(33) // a type index, as a signed 33-bit number
+	return err
+}
+
+func skipMemArg(r *reader) error {
+	align, err := r.u32()
+	if err != nil {
+		return err
+	}
+	if align >= 64 {
+		return fmt.Errorf("memory index in a memarg (multiple memories), beyond WebAssembly 2.0")
+	}
+	_, err = r.u32() // offset
+	return err
+}
+
+func zeroByte(r *reader) error {
+	b, err := r.byte()
+	if err == nil && b != 0 {
+		err = fmt.Errorf("memory index %d, beyond WebAssembly 2.0", b)
+	}
+	return err
+}
+
+// skipMisc skips a 0xfc-prefixed instruction: saturating truncation, bulk
+// memory and table instructions.
+func skipMisc(r *reader) error {
+	sub, err := r.u32()
+	if err != nil {
+		return err
+	}
+	switch {
+	case sub <= 7: // trunc_sat
+		return nil
+	case sub == 8: // memory.init data memory
+		if _, err := r.u32(); err != nil {
+			return err
+		}
+		return zeroByte(r)
+	case sub == 9: // data.drop
+		_, err = r.u32()
+	case sub == 10: // memory.copy memory memory
+		if err := zeroByte(r); err != nil {
+			return err
+		}
+		return zeroByte(r)
+	case sub == 11: // memory.fill memory
+		return zeroByte(r)
+	case sub == 12 || sub == 14: // table.init elem table, table.copy table table
+		if _, err := r.u32(); err != nil {
+			return err
+		}
+		_, err = r.u32()
+	case sub == 13 || (sub >= 15 && sub <= 17): // elem.drop, table.grow/size/fill
+		_, err = r.u32()
+	default:
+		return fmt.Errorf("0xfc %d is not a WebAssembly 2.0 instruction", sub)
+	}
+	return err
+}
+
+// skipVector skips a 0xfd-prefixed (SIMD) instruction.
+func skipVector(r *reader) error {
+	sub, err := r.u32()
+	if err != nil {
+		return err
+	}
+	switch {
+	case sub <= 11, sub == 92, sub == 93: // loads, store, load_zero
+		return skipMemArg(r)
+	case sub == 12, sub == 13: // v128.const, i8x16.shuffle
+		_, err = r.bytes(16)
+	case sub >= 21 && sub <= 34: // extract_lane, replace_lane
+		_, err = r.byte()
+	case sub >= 84 && sub <= 91: // load_lane, store_lane
+		if err := skipMemArg(r); err != nil {
+			return err
+		}
+		_, err = r.byte()
+	case sub <= 255: // the rest: no immediates
+	default:
+		return fmt.Errorf("0xfd %d is not a WebAssembly 2.0 instruction", sub)
+	}
+	return err
+}

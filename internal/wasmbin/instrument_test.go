@@ -1,0 +1,301 @@
+package wasmbin
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// Hand-assembled modules: each section is its ID and its content.
+func sec(id byte, content ...byte) []byte {
+	return append(appendU32([]byte{id}, uint32(len(content))), content...)
+}
+
+func module(sections ...[]byte) []byte {
+	m := []byte("\x00asm\x01\x00\x00\x00")
+	for _, s := range sections {
+		m = append(m, s...)
+	}
+	return m
+}
+
+func concat(parts ...[]byte) []byte {
+	var out []byte
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+func name(s string) []byte { return appendName(nil, s) }
+
+// code is a code section of the given bodies (each without its size).
+func code(bodies ...[]byte) []byte {
+	c := appendU32(nil, uint32(len(bodies)))
+	for _, b := range bodies {
+		c = append(appendU32(c, uint32(len(b))), b...)
+	}
+	return sec(secCode, c...)
+}
+
+var (
+	typeVoid    = sec(1, 1, 0x60, 0, 0)                      // type 0: () -> ()
+	oneMemory   = sec(secMemory, 1, 0, 1)                    // one page
+	loopForever = []byte{0, 0x03, 0x40, 0x0c, 0, 0x0b, 0x0b} // loop br 0 end
+)
+
+// compile checks that wazero accepts wasm, and returns a runtime holding
+// it instantiated (with a WASI host, for real modules).
+func instantiate(t *testing.T, wasm []byte) (api.Module, wazero.Runtime) {
+	t.Helper()
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	t.Cleanup(func() { rt.Close(ctx) })
+	mod, err := rt.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().WithStartFunctions())
+	if err != nil {
+		t.Fatalf("instantiate: %v", err)
+	}
+	return mod, rt
+}
+
+// TestInterruptStopsLoop: a guest looping for ever stops with a trap once
+// the host sets the flag from another goroutine, and the Go runtime can
+// collect garbage while the guest loops (the budget's visits to Go): with
+// a check that never left the machine code, runtime.GC would wait for the
+// guest, and the guest for the flag, for ever.
+func TestInterruptStopsLoop(t *testing.T) {
+	wasm := module(typeVoid, sec(3, 1, 0), oneMemory, sec(secExport, concat([]byte{1}, name("spin"), []byte{0, 0})...), code(loopForever))
+	ins, err := Instrument(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ins.Checks != 2 { // the function's entry and its loop
+		t.Errorf("Checks = %d, want 2", ins.Checks)
+	}
+	mod, _ := instantiate(t, ins.Wasm)
+	flag, ok := mod.ExportedGlobal(InterruptExport).(api.MutableGlobal)
+	if !ok {
+		t.Fatalf("no mutable global %s", InterruptExport)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := mod.ExportedFunction("spin").Call(context.Background()); done <- err }()
+
+	gcDone := make(chan struct{})
+	go func() { runtime.GC(); close(gcDone) }()
+	select {
+	case <-gcDone:
+	case err := <-done:
+		t.Fatalf("the loop ended before it was interrupted: %v", err)
+	case <-time.After(time.Minute):
+		t.Fatal("the garbage collector waited a minute for the looping guest")
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the loop ended before it was interrupted: %v", err)
+	default:
+	}
+	flag.Set(1)
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "unreachable") {
+			t.Errorf("interrupted call: err = %v, want the unreachable trap", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the guest ran on a minute after the flag was set")
+	}
+}
+
+// TestInstrumentSections: the flag and the checks are added whatever
+// sections the module has; global indices account for imported globals;
+// a start function moves to an export; positional custom sections go.
+func TestInstrumentSections(t *testing.T) {
+	importGlobal := sec(secImport, concat([]byte{1}, name("env"), name("g"), []byte{0x03, 0x7f, 0x00})...)
+	ownGlobal := sec(secGlobal, 1, 0x7e, 0x01, 0x42, 0x07, 0x0b) // mut i64 = 7
+	// Function 0 reads global 0 (the import) and drops it, in a loop
+	// that runs once.
+	readGlobal := []byte{0, 0x03, 0x40, 0x23, 0, 0x1a, 0x0b, 0x0b}
+	debug := sec(secCustom, concat(name(".debug_info"), []byte{1, 2, 3})...)
+	keep := sec(secCustom, concat(name("producers"), []byte{0})...)
+	env := func(rt wazero.Runtime) {
+		// A module exporting the global env.g that importGlobal needs.
+		envMod := module(sec(secGlobal, 1, 0x7f, 0x00, 0x41, 0x05, 0x0b), sec(secExport, concat([]byte{1}, name("g"), []byte{0x03, 0})...))
+		if _, err := rt.InstantiateWithConfig(context.Background(), envMod, wazero.NewModuleConfig().WithName("env")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name   string
+		wasm   []byte
+		env    bool
+		start  bool
+		checks int
+	}{
+		{"bare", module(typeVoid, sec(3, 1, 0), oneMemory, code([]byte{0, 0x0b})), false, false, 1},
+		{"own global and export", module(typeVoid, sec(3, 1, 0), oneMemory, ownGlobal, sec(secExport, concat([]byte{1}, name("f"), []byte{0, 0})...), code([]byte{0, 0x0b})), false, false, 1},
+		{"imported global", module(typeVoid, importGlobal, sec(3, 1, 0), oneMemory, code(readGlobal)), true, false, 2},
+		{"imported and own globals", module(typeVoid, importGlobal, sec(3, 1, 0), oneMemory, ownGlobal, code(readGlobal)), true, false, 2},
+		{"start", module(typeVoid, sec(3, 1, 0), oneMemory, sec(secStart, 0), code([]byte{0, 0x0b})), false, true, 1},
+		{"custom sections", module(keep, typeVoid, sec(3, 1, 0), oneMemory, code([]byte{0, 0x0b}), debug), false, false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ins, err := Instrument(tt.wasm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ins.Checks != tt.checks || ins.Start != tt.start {
+				t.Errorf("Checks, Start = %d, %v; want %d, %v", ins.Checks, ins.Start, tt.checks, tt.start)
+			}
+			ctx := context.Background()
+			rt := wazero.NewRuntime(ctx)
+			defer rt.Close(ctx)
+			if tt.env {
+				env(rt)
+			}
+			mod, err := rt.InstantiateWithConfig(ctx, ins.Wasm, wazero.NewModuleConfig().WithStartFunctions())
+			if err != nil {
+				t.Fatalf("instantiate: %v", err)
+			}
+			g := mod.ExportedGlobal(InterruptExport)
+			if g == nil || g.Get() != 0 {
+				t.Fatalf("flag %v: want an exported global holding 0", g)
+			}
+			if got := mod.ExportedFunction(StartExport) != nil; got != tt.start {
+				t.Errorf("start export present = %v, want %v", got, tt.start)
+			}
+			for _, f := range mod.ExportedFunctionDefinitions() {
+				if _, err := mod.ExportedFunction(f.ExportNames()[0]).Call(ctx); err != nil {
+					t.Errorf("%s: %v", f.ExportNames()[0], err)
+				}
+			}
+			secs, err := sections(ins.Wasm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range secs {
+				if s.id == secCustom && positional(customName(s.body)) {
+					t.Errorf("custom section %q kept", customName(s.body))
+				}
+				if s.id == secStart {
+					t.Error("start section kept")
+				}
+			}
+			if strings.Contains(tt.name, "custom") && !strings.Contains(string(ins.Wasm), "producers") {
+				t.Error("the producers section was dropped")
+			}
+		})
+	}
+}
+
+// TestInstrumentRefuses: what Instrument cannot do safely, it refuses,
+// saying why (the host then keeps wazero's own checks).
+func TestInstrumentRefuses(t *testing.T) {
+	tests := []struct {
+		name, want string
+		wasm       []byte
+	}{
+		{"not wasm", "header", []byte("hello world")},
+		{"truncated", "truncated", module(typeVoid, sec(3, 1, 0), oneMemory)[:20]},
+		{"no memory", "no linear memory", module(typeVoid, sec(3, 1, 0), code([]byte{0, 0x0b}))},
+		{"reserved export", "reserved", module(typeVoid, sec(3, 1, 0), oneMemory, sec(secExport, concat([]byte{1}, name(InterruptExport), []byte{0, 0})...), code([]byte{0, 0x0b}))},
+		{"unknown opcode", "0x06", module(typeVoid, sec(3, 1, 0), oneMemory, code([]byte{0, 0x06, 0x40, 0x0b, 0x0b}))},
+		{"threads", "not a WebAssembly 2.0", module(typeVoid, sec(3, 1, 0), oneMemory, code([]byte{0, 0xfe, 0x03, 0x00, 0x0b}))},
+		{"count beyond the section", "claims 4294967295 entries", module(sec(4, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x70, 0, 0))},
+		{"out of order", "out of order", module(sec(3, 1, 0), typeVoid, oneMemory, code([]byte{0, 0x0b}))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Instrument(tt.wasm)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want one mentioning %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestInstrumentRealModules: third-party modules (the Rust, Haskell, C,
+// Zig, TinyGo and Go modules the extism go-sdk ships) instrumented
+// compile, and keep every export.
+func TestInstrumentRealModules(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/extism/go-sdk").Output()
+	if err != nil {
+		t.Fatalf("the extism go-sdk module is not in the module cache (go mod download github.com/extism/go-sdk): %v", err)
+	}
+	files, err := filepath.Glob(filepath.Join(strings.TrimSpace(string(out)), "wasm", "*.wasm"))
+	if err != nil || len(files) < 10 {
+		t.Fatalf("the go-sdk's modules: %v %v", files, err)
+	}
+	// The interpreter validates as the compiler does, in a fraction of
+	// the time (the race detector slows the compiler tenfold).
+	ctx := context.Background()
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+	defer rt.Close(ctx)
+	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+	instrumented := 0
+	for _, f := range files {
+		wasm, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		orig, err := rt.CompileModule(ctx, wasm)
+		if err != nil {
+			continue // a module wazero refuses as it is (features off by default)
+		}
+		ins, err := Instrument(wasm)
+		if err != nil {
+			t.Errorf("%s: %v", filepath.Base(f), err)
+			continue
+		}
+		m, err := rt.CompileModule(ctx, ins.Wasm)
+		if err != nil {
+			t.Errorf("%s: the instrumented module does not compile: %v", filepath.Base(f), err)
+			continue
+		}
+		for n := range orig.ExportedFunctions() {
+			if _, ok := m.ExportedFunctions()[n]; !ok {
+				t.Errorf("%s: export %s lost", filepath.Base(f), n)
+			}
+		}
+		if ins.Checks == 0 {
+			t.Errorf("%s: no checks added", filepath.Base(f))
+		}
+		instrumented++
+	}
+	if instrumented < 10 {
+		t.Errorf("only %d modules instrumented", instrumented)
+	}
+}
+
+// FuzzInstrument: whatever the input, Instrument returns an error or a
+// module; a module wazero compiles instrumented compiles too.
+func FuzzInstrument(f *testing.F) {
+	f.Add(module(typeVoid, sec(3, 1, 0), oneMemory, code(loopForever)))
+	f.Add(module(typeVoid, sec(3, 1, 0), oneMemory, sec(secStart, 0), code([]byte{0, 0x02, 0x40, 0x41, 0x7f, 0x0d, 0, 0x0b, 0x0b})))
+	f.Add(module(typeVoid, sec(3, 1, 0), oneMemory, code([]byte{1, 2, 0x7f, 0x03, 0x40, 0x20, 0, 0x0e, 1, 0, 1, 0x0b, 0x0b})))
+	ctx := context.Background()
+	f.Fuzz(func(t *testing.T, wasm []byte) {
+		ins, err := Instrument(wasm)
+		if err != nil {
+			return
+		}
+		// Check passed (Instrument runs it): compiling the original
+		// cannot exhaust memory.
+		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+		defer rt.Close(ctx)
+		if _, err := rt.CompileModule(ctx, wasm); err != nil {
+			return
+		}
+		if _, err := rt.CompileModule(ctx, ins.Wasm); err != nil {
+			t.Fatalf("the module compiles, instrumented it does not: %v", err)
+		}
+	})
+}

@@ -1,0 +1,125 @@
+package wasmbin
+
+import (
+	"errors"
+	"fmt"
+)
+
+// errTruncated is the failure of every read past the end of its input.
+var errTruncated = errors.New("truncated")
+
+// reader reads the encodings of the binary format from a byte slice; pos
+// is where the next read starts.
+type reader struct {
+	b   []byte
+	pos int
+}
+
+func (r *reader) done() bool { return r.pos >= len(r.b) }
+
+func (r *reader) byte() (byte, error) {
+	if r.pos >= len(r.b) {
+		return 0, errTruncated
+	}
+	c := r.b[r.pos]
+	r.pos++
+	return c, nil
+}
+
+// bytes returns the next n bytes (a sub-slice of the input, not a copy).
+func (r *reader) bytes(n uint64) ([]byte, error) {
+	if n > uint64(len(r.b)-r.pos) {
+		return nil, errTruncated
+	}
+	s := r.b[r.pos : r.pos+int(n)]
+	r.pos += int(n)
+	return s, nil
+}
+
+// leb reads an LEB128 number of at most bits bits, unsigned or signed
+// (the value of a signed one is returned as its two's complement bits; the
+// callers only skip those or compare them with small constants).
+func (r *reader) leb(bits int) (uint64, error) {
+	var v uint64
+	maxBytes := (bits + 6) / 7
+	for i := 0; i < maxBytes; i++ {
+		c, err := r.byte()
+		if err != nil {
+			return 0, err
+		}
+		v |= uint64(c&0x7f) << (7 * i)
+		if c&0x80 == 0 {
+			return v, nil
+		}
+	}
+	return 0, fmt.Errorf("LEB128 number longer than %d bytes", maxBytes)
+}
+
+func (r *reader) u32() (uint32, error) {
+	v, err := r.leb(32)
+	if err != nil {
+		return 0, err
+	}
+	if v > 0xffffffff {
+		return 0, fmt.Errorf("u32 out of range: %d", v)
+	}
+	return uint32(v), nil
+}
+
+// name reads a length-prefixed UTF-8 name (not checked: the compiler
+// validates names).
+func (r *reader) name() (string, error) {
+	n, err := r.u32()
+	if err != nil {
+		return "", err
+	}
+	b, err := r.bytes(uint64(n))
+	return string(b), err
+}
+
+// limits reads the limits of a memory or table and returns the minimum.
+func (r *reader) limits() (uint64, error) {
+	flags, err := r.byte()
+	if err != nil {
+		return 0, err
+	}
+	bits := 32
+	switch flags {
+	case 0x00, 0x01, 0x02, 0x03: // min [max], the shared forms of threads
+	case 0x04, 0x05, 0x06, 0x07: // memory64
+		bits = 64
+	default:
+		return 0, fmt.Errorf("unknown limits flags 0x%02x", flags)
+	}
+	min, err := r.leb(bits)
+	if err == nil && flags&1 != 0 {
+		_, err = r.leb(bits)
+	}
+	return min, err
+}
+
+// appendU32 appends v in LEB128.
+func appendU32(b []byte, v uint32) []byte {
+	for v >= 0x80 {
+		b = append(b, byte(v)|0x80)
+		v >>= 7
+	}
+	return append(b, byte(v))
+}
+
+// appendS32 appends v in signed LEB128.
+func appendS32(b []byte, v int32) []byte {
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if v == 0 && c&0x40 == 0 || v == -1 && c&0x40 != 0 {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}
+
+// appendName appends a length-prefixed name.
+func appendName(b []byte, s string) []byte {
+	return append(appendU32(b, uint32(len(s))), s...)
+}

@@ -1,0 +1,218 @@
+// Package wasmbin reads and rewrites WebAssembly binaries: the little the
+// plugin host needs to know or change before it hands a module to the
+// compiler.
+//
+// Instrument makes a module interruptible: it adds an exported mutable
+// global, the interrupt flag, and a check of that flag at the entry of
+// every function and the head of every loop. A host that sets the flag
+// from another goroutine stops the guest at its next call or loop
+// iteration, with a trap. That is what wazero's WithCloseOnContextDone
+// guarantees too, but wazero's compiled check leaves the machine code for
+// Go at every loop iteration (tetratelabs/wazero#2466); the check added
+// here is a load and a branch.
+//
+// The reader covers the WebAssembly 2.0 core features, the set wazero
+// enables by default: a module using anything else is refused with an
+// error, and the host runs it unmodified with wazero's own checks.
+package wasmbin
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Section IDs of the binary format.
+const (
+	secCustom    = 0
+	secImport    = 2
+	secMemory    = 5
+	secGlobal    = 6
+	secExport    = 7
+	secStart     = 8
+	secCode      = 10
+	secDataCount = 12
+	secTag       = 13
+)
+
+// order is the rank of each known section in the order the binary format
+// requires (the tag section, 13, sits between memory and global).
+var order = [...]int{1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 13: 6, 6: 7, 7: 8, 8: 9, 9: 10, 12: 11, 10: 12, 11: 13}
+
+type section struct {
+	id   byte
+	body []byte
+}
+
+// sections splits a binary into its sections, checking the header, the
+// order of the sections and that none is repeated.
+func sections(wasm []byte) ([]section, error) {
+	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
+		return nil, fmt.Errorf("not a WebAssembly binary (no \\0asm header)")
+	}
+	if string(wasm[4:8]) != "\x01\x00\x00\x00" {
+		return nil, fmt.Errorf("binary format version %x is not 1", wasm[4:8])
+	}
+	r := &reader{b: wasm, pos: 8}
+	var out []section
+	last := 0
+	for !r.done() {
+		id, err := r.byte()
+		if err != nil {
+			return nil, err
+		}
+		size, err := r.u32()
+		if err != nil {
+			return nil, fmt.Errorf("section %d: size: %w", id, err)
+		}
+		body, err := r.bytes(uint64(size))
+		if err != nil {
+			return nil, fmt.Errorf("section %d: %w", id, err)
+		}
+		if id != secCustom {
+			if int(id) >= len(order) || order[id] == 0 {
+				return nil, fmt.Errorf("unknown section id %d", id)
+			}
+			if order[id] <= last {
+				return nil, fmt.Errorf("section %d repeated or out of order", id)
+			}
+			last = order[id]
+		}
+		if err := checkCount(id, body); err != nil {
+			return nil, err
+		}
+		out = append(out, section{id, body})
+	}
+	return out, nil
+}
+
+// checkCount refuses a section whose leading count claims more entries
+// than its bytes can hold (every entry takes at least one): a compiler
+// that sizes its tables by the count before reading the entries would
+// allocate without bound (wazero 1.12 does: a table section claiming 2³²
+// entries exhausts the process's memory).
+func checkCount(id byte, body []byte) error {
+	switch id {
+	case secCustom, secStart, secDataCount:
+		return nil
+	}
+	r := &reader{b: body}
+	n, err := r.u32()
+	if err != nil {
+		return fmt.Errorf("section %d: count: %w", id, err)
+	}
+	if uint64(n) > uint64(len(body)-r.pos) {
+		return fmt.Errorf("section %d claims %d entries in %d bytes", id, n, len(body)-r.pos)
+	}
+	return nil
+}
+
+// Check reads the structure of a binary: its header, its sections, their
+// order, and that no section claims more entries than it holds. It does
+// not validate the module, which the compiler does; it refuses what would
+// make the compiler allocate without bound.
+func Check(wasm []byte) error {
+	_, err := sections(wasm)
+	return err
+}
+
+// MemoryMinimum reads the initial size, in 64 KiB pages, of the linear
+// memory a module defines or imports; ok is false when it has none or the
+// binary cannot be read that far (the compiler then reports what is
+// wrong).
+func MemoryMinimum(wasm []byte) (pages uint64, ok bool) {
+	secs, err := sections(wasm)
+	if err != nil {
+		return 0, false
+	}
+	for _, s := range secs {
+		switch s.id {
+		case secImport:
+			imports, err := readImports(s.body)
+			if err != nil {
+				return 0, false
+			}
+			if imports.memory {
+				return imports.memoryMin, true
+			}
+		case secMemory:
+			r := &reader{b: s.body}
+			n, err := r.u32()
+			if err != nil || n == 0 {
+				return 0, false
+			}
+			min, err := r.limits()
+			return min, err == nil
+		}
+	}
+	return 0, false
+}
+
+// imports is what the host needs from an import section.
+type imports struct {
+	globals   uint32 // imported globals, which come first in the global index space
+	memory    bool   // a memory is imported
+	memoryMin uint64 // its minimum, in pages
+}
+
+func readImports(body []byte) (imports, error) {
+	var im imports
+	r := &reader{b: body}
+	n, err := r.u32()
+	if err != nil {
+		return im, err
+	}
+	for i := uint32(0); i < n; i++ {
+		if _, err := r.name(); err != nil {
+			return im, err
+		}
+		if _, err := r.name(); err != nil {
+			return im, err
+		}
+		kind, err := r.byte()
+		if err != nil {
+			return im, err
+		}
+		switch kind {
+		case 0x00: // function: type index
+			_, err = r.u32()
+		case 0x01: // table: reference type, limits
+			if _, err = r.byte(); err == nil {
+				_, err = r.limits()
+			}
+		case 0x02: // memory: limits
+			var min uint64
+			if min, err = r.limits(); err == nil && !im.memory {
+				im.memory, im.memoryMin = true, min
+			}
+		case 0x03: // global: value type, mutability
+			if _, err = r.byte(); err == nil {
+				_, err = r.byte()
+			}
+			im.globals++
+		default:
+			return im, fmt.Errorf("import %d: unknown kind 0x%02x", i, kind)
+		}
+		if err != nil {
+			return im, fmt.Errorf("import %d: %w", i, err)
+		}
+	}
+	return im, nil
+}
+
+// customName returns the name of a custom section.
+func customName(body []byte) string {
+	r := &reader{b: body}
+	name, err := r.name()
+	if err != nil {
+		return ""
+	}
+	return name
+}
+
+// positional reports whether a custom section refers to byte offsets in
+// the code section, which instrumenting moves: DWARF debugging
+// information and code metadata such as branch hints. Such sections are
+// dropped rather than left wrong.
+func positional(name string) bool {
+	return strings.HasPrefix(name, ".debug_") || strings.HasPrefix(name, "metadata.code.")
+}
