@@ -207,6 +207,10 @@ var passthroughOutput = []byte(`{"behavior":"passthrough"}`)
 // see whether it can be answered without its input (registry.passthrough).
 const headBytes = 256
 
+// collectAfter is the size of input and output past which a call ends
+// with a garbage collection.
+const collectAfter = 1 << 20
+
 // serve runs one export: it reads the request, dispatches it, and sets
 // the output or the error.
 func serve(export string) int32 {
@@ -220,7 +224,8 @@ func serve(export string) int32 {
 		}
 	}
 	// readInput returns a fresh buffer that nothing writes again.
-	out, err := defaultRegistry.handleInput(export, readInput(), true, nil)
+	in := readInput()
+	out, err := defaultRegistry.handleInput(export, in, true, nil)
 	var rc int32
 	if err != nil {
 		msg := err.Error()
@@ -234,8 +239,16 @@ func serve(export string) int32 {
 	}
 	// Let the runtime's other goroutines run, the garbage collector's
 	// workers among them: once an export returns, the Go scheduler gets
-	// no other chance to run them, and the heap would only grow.
-	runtime.Gosched()
+	// no other chance to run them, and the heap would only grow. After a
+	// large input, collect at once instead: the next large call then
+	// reuses this one's memory rather than growing linear memory again
+	// (which never shrinks, and which the host copies as it grows) while
+	// a collection is still under way.
+	if len(in)+len(out) >= collectAfter {
+		runtime.GC()
+	} else {
+		runtime.Gosched()
+	}
 	return rc
 }
 
