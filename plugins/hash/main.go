@@ -93,22 +93,31 @@ func hashCall(_ *guest.Call, in HashInput) (guest.Result, error) {
 }
 
 // hashInput writes the bytes text stands for into h and returns their
-// number. Plain text goes through a small buffer: a copy of the whole
-// text would double the memory of a call on a large input.
+// number. A long plain text goes through a buffer: a copy of the whole
+// text would double the memory of a call on a large input. (The buffer
+// is not on the stack: a call that grows the goroutine's stack by 32 KiB
+// costs more than hashing a short text.)
 func hashInput(h hash.Hash, text, encoding string) (int, error) {
 	if encoding != "" && encoding != "text" {
 		data, err := decodeBytes(text, encoding)
 		h.Write(data)
 		return len(data), err
 	}
-	var buf [32 << 10]byte
+	if len(text) <= chunk {
+		h.Write([]byte(text))
+		return len(text), nil
+	}
+	buf := make([]byte, chunk)
 	for s := text; s != ""; {
-		n := copy(buf[:], s)
+		n := copy(buf, s)
 		h.Write(buf[:n])
 		s = s[n:]
 	}
 	return len(text), nil
 }
+
+// chunk is the size of hashInput's buffer.
+const chunk = 64 << 10
 
 func decodeBytes(text, encoding string) ([]byte, error) {
 	switch encoding {
