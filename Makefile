@@ -67,6 +67,11 @@ GO_PLUGINS    := $(filter-out $(NPM_PLUGINS),$(patsubst plugins/%/,%,$(sort $(di
 GO_WASM       := $(GO_PLUGINS:%=$(PLUGIN_OUT)/%.wasm)
 NPM_WASM      := $(NPM_PLUGINS:%=$(PLUGIN_OUT)/%.wasm)
 GUEST_SOURCES := $(wildcard sdk-guest/*.go abi/*.go) go.mod
+# No symbol table (the Wasm name section, which only wazero's stack trace
+# of a trap reads; the Go runtime's own traces keep their names) and no
+# DWARF: about 85 KB less per module. The same flags as the tests' builds
+# (internal/testplugins).
+GO_PLUGIN_FLAGS := -ldflags='-s -w'
 
 plugins: $(GO_WASM) $(NPM_WASM) ## Build every plugin into build/plugins/ (make -j plugins: in parallel).
 	@for f in $^; do printf '  %-36s %9d bytes\n' "$$f" "$$(wc -c < "$$f")"; done
@@ -75,7 +80,7 @@ plugins: $(GO_WASM) $(NPM_WASM) ## Build every plugin into build/plugins/ (make 
 $(GO_WASM): $(PLUGIN_OUT)/%.wasm: $$(wildcard plugins/$$*/*.go) $(GUEST_SOURCES)
 	@mkdir -p $(@D)
 	@echo "go   plugins/$* -> $@"
-	@cd plugins/$* && GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $(CURDIR)/$@.tmp . \
+	@cd plugins/$* && GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared $(GO_PLUGIN_FLAGS) -o $(CURDIR)/$@.tmp . \
 		&& mv $(CURDIR)/$@.tmp $(CURDIR)/$@
 
 $(NPM_WASM): $(PLUGIN_OUT)/%.wasm: $$(shell find plugins/$$*/assembly plugins/$$*/package.json plugins/$$*/package-lock.json plugins/$$*/asconfig.json -type f 2>/dev/null)

@@ -66,6 +66,20 @@ const (
 // It lives in ModuleUser.
 const ImportEmit = "wasmtools_emit"
 
+// Bulk copies: the kernel's length function, given BulkTag<<48 | op<<32 |
+// desc (no block can start at such an offset), copies bytes between
+// kernel memory and the guest's linear memory in one call instead of one
+// call per 8 bytes. desc is the guest address of three little-endian
+// u64s: a kernel offset, a guest address and a byte count n; op is
+// BulkLoad (kernel to guest) or BulkStore (guest to kernel). It returns
+// n. An Extism host answers 0 (no such block), which tells the guest to
+// copy with load_u64 and store_u64 instead. See abi/README.md, section 5.
+const (
+	BulkTag   = 0x7774 // "wt"
+	BulkLoad  = 1
+	BulkStore = 2
+)
+
 // SchemaRequest is the input of the schema export.
 type SchemaRequest struct {
 	ABI int `json:"abi"`

@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
 
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/wasmtools/wasmtools/abi"
 )
 
 // kernelFunction is one import of the "extism:host/env" module.
@@ -35,8 +38,14 @@ func kernelFunctions() map[string]kernelFunction {
 
 	add("alloc", one(i64), one(i64), (*kernel).importAlloc)
 	add("free", one(i64), none, (*kernel).importFree)
-	add("length", one(i64), one(i64), (*kernel).importLength)
-	add("length_unsafe", one(i64), one(i64), (*kernel).importLength)
+	// length (and length_unsafe) also carry the bulk copies (see
+	// importBulk), which need the guest's memory.
+	for _, name := range []string{"length", "length_unsafe"} {
+		fns[name] = kernelFunction{
+			fn:     func(ctx context.Context, mod api.Module, s []uint64) { kernelFrom(ctx).importLength(mod, s) },
+			params: one(i64), results: one(i64),
+		}
+	}
 	add("load_u8", one(i64), one(i32), (*kernel).importLoadU8)
 	add("load_u64", one(i64), one(i64), (*kernel).importLoadU64)
 	add("store_u8", two(i64, i32), none, (*kernel).importStoreU8)
@@ -93,13 +102,72 @@ func (k *kernel) importFree(_ context.Context, s []uint64) {
 }
 
 // importLength is length(offset) and length_unsafe(offset): the block's
-// size, 0 for no live block.
-func (k *kernel) importLength(_ context.Context, s []uint64) {
+// size, 0 for no live block. An argument with the bulk tag in its top
+// 16 bits is a bulk copy (importBulk).
+func (k *kernel) importLength(mod api.Module, s []uint64) {
+	if s[0]>>48 == abi.BulkTag {
+		s[0] = k.importBulk(mod, s[0])
+		return
+	}
 	if i := k.find(s[0]); i >= 0 {
 		s[0] = k.blocks[i].n
 	} else {
 		s[0] = 0
 	}
+}
+
+// importBulk copies bytes between kernel memory and the guest's linear
+// memory in one call: length(BulkTag<<48 | op<<32 | desc), where desc is
+// the guest address of three little-endian u64s: a kernel offset, a
+// guest address and a byte count n. op BulkLoad copies n bytes from the
+// kernel offset to the guest address, BulkStore the other way. The
+// kernel range must lie inside one live block, as for load_u64 and
+// store_u64, and the guest range inside the guest's memory; anything
+// else traps. It returns n.
+//
+// This is an extension of the Extism kernel, carried by length so that a
+// module using it still runs on any Extism host: there, length of an
+// offset that no block can have returns 0, and the guest falls back to
+// load_u64 and store_u64. Without it a copy costs one call into the host
+// per 8 bytes, most of the time of a call with a large input.
+func (k *kernel) importBulk(mod api.Module, arg uint64) uint64 {
+	op, desc := arg>>32&0xffff, uint32(arg)
+	// (Memory returns a non-nil interface holding a nil pointer when the
+	// module has none.)
+	if len(mod.ExportedMemoryDefinitions()) == 0 {
+		trap(k, fmt.Errorf("length(bulk): the module exports no memory"))
+	}
+	mem := mod.Memory()
+	d, ok := mem.Read(desc, 24)
+	if !ok {
+		trap(k, fmt.Errorf("length(bulk): the descriptor at address %d is outside the module's memory", desc))
+	}
+	off := binary.LittleEndian.Uint64(d)
+	addr := binary.LittleEndian.Uint64(d[8:])
+	n := binary.LittleEndian.Uint64(d[16:])
+	if n == 0 {
+		return 0
+	}
+	if addr > math.MaxUint32 || n > math.MaxUint32 {
+		trap(k, fmt.Errorf("length(bulk): %d bytes at address %d: outside the module's memory", n, addr))
+	}
+	guest, ok := mem.Read(uint32(addr), uint32(n))
+	if !ok {
+		trap(k, fmt.Errorf("length(bulk): %d bytes at address %d: outside the module's memory", n, addr))
+	}
+	switch op {
+	case abi.BulkLoad:
+		b, err := k.span("length(bulk load)", off, n)
+		k.must(err)
+		copy(guest, b)
+	case abi.BulkStore:
+		b, err := k.span("length(bulk store)", off, n)
+		k.must(err)
+		copy(b, guest)
+	default:
+		trap(k, fmt.Errorf("length(bulk): unknown operation %d", op))
+	}
+	return n
 }
 
 func (k *kernel) importLoadU8(_ context.Context, s []uint64) {

@@ -95,12 +95,16 @@
 // os.Exit cannot be recovered: the host ends the call and retires the
 // instance.
 //
-// The SDK moves bytes between the plugin's memory and the kernel's eight
-// at a time (load_u64, store_u64, input_load_u64: every kernel call costs
-// the same whatever it moves), and yields to the Go scheduler
-// (runtime.Gosched) before every export returns: without that, the Go
-// garbage collector's workers never get to run between calls and the heap
-// only grows.
+// The SDK moves each block between the plugin's memory and the kernel's
+// in one call on a wasmtools host (the bulk copies of abi.BulkTag), and
+// eight bytes at a time on other Extism hosts (load_u64, store_u64,
+// input_load_u64: every kernel call costs the same whatever it moves).
+// It reads requests and flat-struct inputs and writes responses without
+// encoding/json, falling back to it for anything else. It yields to the
+// Go scheduler (runtime.Gosched) before every export returns, or collects
+// garbage after a call on a large input: without that, the Go garbage
+// collector's workers never get to run between calls and the heap only
+// grows.
 //
 // # Reaching the host
 //

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -52,14 +52,22 @@ func (r *registry) problems() error {
 
 // handle answers one export: input is the request document, the result
 // the response document; emit, when not nil, receives the chunks a call
-// streams (they go to the host otherwise). An error means a non-zero return with the
-// error's message; a panic in the plugin's code is recovered into one.
-func (r *registry) handle(export string, input []byte, emit func(abi.Chunk) error) (out []byte, err error) {
+// streams (they go to the host otherwise). An error means a non-zero
+// return with the error's message; a panic in the plugin's code is
+// recovered into one. The decoded values do not share input's memory.
+func (r *registry) handle(export string, input []byte, emit func(abi.Chunk) error) ([]byte, error) {
+	return r.handleInput(export, input, false, emit)
+}
+
+// handleInput is handle for an input that alias says is never written
+// again, so that decoded strings may share its memory.
+func (r *registry) handleInput(export string, input []byte, alias bool, emit func(abi.Chunk) error) (out []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			out = nil
 			err = fmt.Errorf("%s panicked: %v", export, p)
-			Log.Error(fmt.Sprintf("%v\n%s", err, debug.Stack()))
+			buf := make([]byte, 16<<10)
+			Log.Error(fmt.Sprintf("%v\n%s", err, buf[:runtime.Stack(buf, false)]))
 		}
 	}()
 	if h, ok := r.raw[export]; ok {
@@ -69,82 +77,91 @@ func (r *registry) handle(export string, input []byte, emit func(abi.Chunk) erro
 	case abi.ExportSchema:
 		return r.schemaOutput()
 	case abi.ExportCheckPermissions:
-		var req abi.CheckRequest
-		e, err := r.request(input, &req, &req.Tool)
+		req, e, err := r.request(input, alias)
 		if err != nil {
 			return nil, err
 		}
-		d, err := e.check(req.Input, req.Context)
+		d, err := e.check(req.input, alias, req.context)
 		if err != nil {
-			return nil, inputError(req.Tool, err)
+			return nil, inputError(req.tool, err)
 		}
-		return json.Marshal(d)
+		return encodeDecision(d), nil
 	case abi.ExportCheckReadOnly:
-		var req abi.CheckRequest
-		e, err := r.request(input, &req, &req.Tool)
+		req, e, err := r.request(input, alias)
 		if err != nil {
 			return nil, err
 		}
-		ro, err := e.readOnly(req.Input)
+		ro, err := e.readOnly(req.input, alias)
 		if err != nil {
-			return nil, inputError(req.Tool, err)
+			return nil, inputError(req.tool, err)
 		}
-		return json.Marshal(abi.ReadOnlyResponse{ReadOnly: ro})
+		return encodeBool("read_only", ro), nil
 	case abi.ExportMatchRule:
-		var req abi.MatchRuleRequest
-		e, err := r.request(input, &req, &req.Tool)
+		req, e, err := r.request(input, alias)
 		if err != nil {
 			return nil, err
 		}
-		m, err := e.match(req.Content, req.Input)
+		m, err := e.match(req.content, req.input, alias)
 		if err != nil {
-			return nil, inputError(req.Tool, err)
+			return nil, inputError(req.tool, err)
 		}
-		return json.Marshal(abi.MatchRuleResponse{Match: m})
+		return encodeBool("match", m), nil
 	case abi.ExportGenerateSuggestions:
-		var req abi.SuggestionsRequest
-		e, err := r.request(input, &req, &req.Tool)
+		req, e, err := r.request(input, alias)
 		if err != nil {
 			return nil, err
 		}
-		s, err := e.suggest(req.Input)
+		s, err := e.suggest(req.input, alias)
 		if err != nil {
-			return nil, inputError(req.Tool, err)
+			return nil, inputError(req.tool, err)
 		}
 		if s == nil {
 			s = []string{}
 		}
-		return json.Marshal(abi.SuggestionsResponse{Suggestions: s})
+		return encodeSuggestions(s), nil
 	case abi.ExportCall:
-		var req abi.CallRequest
-		e, err := r.request(input, &req, &req.Tool)
+		req, e, err := r.request(input, alias)
 		if err != nil {
 			return nil, err
 		}
-		c := &Call{Tool: req.Tool, CallID: req.CallID, SessionID: req.SessionID, emit: emit}
-		res, err := e.call(c, req.Input)
+		c := &Call{Tool: req.tool, CallID: req.callID, SessionID: req.sessionID, emit: emit}
+		res, err := e.call(c, req.input, alias)
 		if err != nil {
-			return nil, fmt.Errorf("tool %s: %w", req.Tool, err)
+			return nil, fmt.Errorf("tool %s: %w", req.tool, err)
+		}
+		if b, ok := encodeResult(res); ok {
+			return b, nil
 		}
 		return json.Marshal(res)
 	}
 	return nil, fmt.Errorf("unknown export %q", export)
 }
 
-// request decodes a request document into req and finds the tool it
-// names (*tool, filled by the decoding).
-func (r *registry) request(input []byte, req any, tool *string) (*entry, error) {
-	if err := json.Unmarshal(input, req); err != nil {
-		return nil, fmt.Errorf("the request is not valid JSON: %v", err)
+// request decodes any request document and finds the tool it names.
+func (r *registry) request(input []byte, alias bool) (*request, *entry, error) {
+	req := &request{}
+	if !decodeRequest(input, alias, req) {
+		// The fast path gave up: encoding/json decides, and words the
+		// error.
+		var full struct {
+			abi.CallRequest
+			Content string                `json:"content"`
+			Context abi.PermissionContext `json:"context"`
+		}
+		if err := json.Unmarshal(input, &full); err != nil {
+			return nil, nil, fmt.Errorf("the request is not valid JSON: %v", err)
+		}
+		*req = request{abi: full.ABI, tool: full.Tool, input: full.Input, content: full.Content,
+			callID: full.CallID, sessionID: full.SessionID, context: full.Context}
 	}
-	e, ok := r.byName[*tool]
+	e, ok := r.byName[req.tool]
 	if !ok {
-		return nil, fmt.Errorf("unknown tool %q: this plugin provides %s", *tool, r.toolList())
+		return nil, nil, fmt.Errorf("unknown tool %q: this plugin provides %s", req.tool, r.toolList())
 	}
 	if e.err != nil {
-		return nil, e.err
+		return nil, nil, e.err
 	}
-	return e, nil
+	return req, e, nil
 }
 
 func (r *registry) toolList() string {
@@ -217,4 +234,47 @@ type schemaWire struct {
 type toolWire struct {
 	abi.ToolSpec
 	Hooks []string `json:"hooks"`
+}
+
+// passthrough reports whether the beginning of a check_permissions
+// request is enough to answer it: the request names, before its input, a
+// valid tool that has no Check function, whose answer is passthrough
+// whatever the input. head is the first bytes of the request. The host
+// writes the members in the order of abi.CheckRequest, so "abi" and
+// "tool" come first; any other beginning gives false, and the whole
+// request is read and decoded as usual. This spares the call the copy
+// and the scan of a large input that nothing would read.
+func (r *registry) passthrough(head []byte) bool {
+	if _, ok := r.raw[abi.ExportCheckPermissions]; ok {
+		return false
+	}
+	s := &scanner{b: head}
+	if !s.eat('{') {
+		return false
+	}
+	var tool string
+	for {
+		key, ok := s.str()
+		if !ok || !s.eat(':') {
+			return false
+		}
+		switch key {
+		case "abi":
+			if _, ok := s.number(); !ok {
+				return false
+			}
+		case "tool":
+			if tool, ok = s.str(); !ok {
+				return false
+			}
+		case "input":
+			e := r.byName[tool]
+			return e != nil && e.err == nil && !e.hasCheck
+		default:
+			return false
+		}
+		if !s.eat(',') {
+			return false
+		}
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Schema is the subset of JSON Schema that SchemaFor infers from Go
@@ -85,8 +84,6 @@ func (ps Properties) MarshalJSON() ([]byte, error) {
 var (
 	rawMessageType      = reflect.TypeFor[json.RawMessage]()
 	numberType          = reflect.TypeFor[json.Number]()
-	timeType            = reflect.TypeFor[time.Time]()
-	durationType        = reflect.TypeFor[time.Duration]()
 	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
@@ -169,15 +166,23 @@ func allowNull(s *Schema) {
 	}
 }
 
+// isTime and isDuration recognise time.Time and time.Duration by name:
+// a reflect.TypeFor of them would make every plugin carry their methods
+// (time formatting and parsing, over 100 KB of Wasm), because the type
+// descriptor then reaches an interface.
+func isTime(t reflect.Type) bool { return t.PkgPath() == "time" && t.Name() == "Time" }
+
+func isDuration(t reflect.Type) bool { return t.PkgPath() == "time" && t.Name() == "Duration" }
+
 func typeSchema(t reflect.Type, visiting map[reflect.Type]bool) (*Schema, error) {
-	switch t {
-	case rawMessageType:
+	switch {
+	case t == rawMessageType:
 		return &Schema{}, nil
-	case numberType:
+	case t == numberType:
 		return &Schema{Type: "number"}, nil
-	case timeType:
+	case isTime(t):
 		return &Schema{Type: "string", Format: "date-time"}, nil
-	case durationType:
+	case isDuration(t):
 		return &Schema{Type: "integer", Description: durationUnit}, nil
 	}
 	pt := reflect.PointerTo(t)
@@ -301,7 +306,7 @@ func fieldSchema(f jsonField, visiting map[reflect.Type]bool) (*Schema, error) {
 		}
 	}
 	if d, ok := f.tag.Lookup("jsonschema"); ok {
-		if base == durationType {
+		if isDuration(base) {
 			d += " (" + durationUnit + ")"
 		}
 		fs.Description = d

@@ -177,14 +177,19 @@ func validToolName(name string) bool {
 // entry is a registered tool with its typed functions wrapped to take
 // raw JSON input.
 type entry struct {
-	spec     abi.ToolSpec
-	hooks    []string // never nil: see toolWire
-	err      error
-	call     func(c *Call, input json.RawMessage) (abi.CallResult, error)
-	check    func(input json.RawMessage, pctx abi.PermissionContext) (abi.Decision, error)
-	readOnly func(input json.RawMessage) (bool, error)
-	match    func(content string, input json.RawMessage) (bool, error)
-	suggest  func(input json.RawMessage) ([]string, error)
+	spec  abi.ToolSpec
+	hooks []string // never nil: see toolWire
+	err   error
+	// The functions below take the tool's raw input and whether its
+	// bytes may be aliased by the decoded value (see scanner.alias).
+	call     func(c *Call, input json.RawMessage, alias bool) (abi.CallResult, error)
+	check    func(input json.RawMessage, alias bool, pctx abi.PermissionContext) (abi.Decision, error)
+	readOnly func(input json.RawMessage, alias bool) (bool, error)
+	match    func(content string, input json.RawMessage, alias bool) (bool, error)
+	suggest  func(input json.RawMessage, alias bool) ([]string, error)
+	// hasCheck is set when the tool has its own Check: without one,
+	// check_permissions answers passthrough whatever the input.
+	hasCheck bool
 }
 
 func newEntry[In, Out any](t Tool[In, Out]) *entry {
@@ -241,8 +246,9 @@ func newEntry[In, Out any](t Tool[In, Out]) *entry {
 	}
 
 	name := t.Name
-	e.call = func(c *Call, input json.RawMessage) (abi.CallResult, error) {
-		in, err := decodeInput[In](input)
+	e.hasCheck = t.Check != nil
+	e.call = func(c *Call, input json.RawMessage, alias bool) (abi.CallResult, error) {
+		in, err := decodeInput[In](input, alias)
 		if err != nil {
 			return abi.CallResult{State: abi.StateError, Content: []abi.Block{Text(fmt.Sprintf("invalid input for %s: %v", name, err))}}, nil
 		}
@@ -252,11 +258,11 @@ func newEntry[In, Out any](t Tool[In, Out]) *entry {
 		}
 		return toResult(any(out))
 	}
-	e.check = func(input json.RawMessage, pctx abi.PermissionContext) (abi.Decision, error) {
+	e.check = func(input json.RawMessage, alias bool, pctx abi.PermissionContext) (abi.Decision, error) {
 		if t.Check == nil {
 			return abi.Decision{Behavior: abi.Passthrough}, nil
 		}
-		in, err := decodeInput[In](input)
+		in, err := decodeInput[In](input, alias)
 		if err != nil {
 			return abi.Decision{}, err
 		}
@@ -266,34 +272,34 @@ func newEntry[In, Out any](t Tool[In, Out]) *entry {
 		}
 		return d, nil
 	}
-	e.readOnly = func(input json.RawMessage) (bool, error) {
+	e.readOnly = func(input json.RawMessage, alias bool) (bool, error) {
 		if t.IsReadOnly == nil {
 			return t.ReadOnly, nil
 		}
-		in, err := decodeInput[In](input)
+		in, err := decodeInput[In](input, alias)
 		if err != nil {
 			return false, err
 		}
 		return t.IsReadOnly(in), nil
 	}
-	e.match = func(content string, input json.RawMessage) (bool, error) {
+	e.match = func(content string, input json.RawMessage, alias bool) (bool, error) {
 		if content == "" {
 			return true, nil // a tool-level rule covers every call
 		}
 		if t.MatchRule == nil {
 			return false, nil
 		}
-		in, err := decodeInput[In](input)
+		in, err := decodeInput[In](input, alias)
 		if err != nil {
 			return false, err
 		}
 		return t.MatchRule(content, in), nil
 	}
-	e.suggest = func(input json.RawMessage) ([]string, error) {
+	e.suggest = func(input json.RawMessage, alias bool) ([]string, error) {
 		if t.Suggest == nil {
 			return []string{name}, nil
 		}
-		in, err := decodeInput[In](input)
+		in, err := decodeInput[In](input, alias)
 		if err != nil {
 			return nil, err
 		}
@@ -303,11 +309,19 @@ func newEntry[In, Out any](t Tool[In, Out]) *entry {
 }
 
 // decodeInput decodes a call's arguments; a missing or null input gives
-// the zero value.
-func decodeInput[In any](input json.RawMessage) (In, error) {
+// the zero value. An input type with a plan (a flat struct) is decoded
+// without encoding/json when the input is well formed and fits it; alias
+// lets its strings share the input's memory.
+func decodeInput[In any](input json.RawMessage, alias bool) (In, error) {
 	var in In
 	if len(input) == 0 || string(input) == "null" {
 		return in, nil
+	}
+	if p := planFor(reflect.TypeFor[In]()); p != nil {
+		var fast In
+		if p.decode(input, alias, reflect.ValueOf(&fast).Elem()) {
+			return fast, nil
+		}
 	}
 	err := json.Unmarshal(input, &in)
 	return in, err

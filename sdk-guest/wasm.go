@@ -87,10 +87,15 @@ func kLogError(offset uint64)
 //go:wasmimport extism:host/user wasmtools_emit
 func kEmit(chunk uint64)
 
+//go:wasmimport extism:host/env input_offset
+func kInputOffset() uint64
+
 // Moving bytes. Every kernel call crosses into the host and costs the
-// same whatever it moves, so bytes go eight at a time with the u64
-// functions. The last n mod 8 bytes of a block of 8 bytes or more are
-// moved with one more u64 call that overlaps the previous word; only
+// same whatever it moves. A wasmtools host copies a whole block in one
+// call (the bulk copies of abi.BulkTag, carried by length); on any other
+// Extism host that call answers 0, and bytes go eight at a time with the
+// u64 functions. The last n mod 8 bytes of a block of 8 bytes or more
+// are moved with one more u64 call that overlaps the previous word; only
 // blocks shorter than 8 bytes use the one-byte functions. Wasm is
 // little-endian and allows unaligned access, as the kernel's u64
 // functions assume.
@@ -98,10 +103,32 @@ func kEmit(chunk uint64)
 func getU64(b []byte) uint64    { _ = b[7]; return *(*uint64)(unsafe.Pointer(&b[0])) }
 func putU64(b []byte, v uint64) { _ = b[7]; *(*uint64)(unsafe.Pointer(&b[0])) = v }
 
+// bulkMin is the smallest copy worth a bulk call: below it the u64 loop
+// makes as few calls.
+const bulkMin = 32
+
+// bulk copies between the kernel block bytes at offset and b in one
+// call (op is abi.BulkLoad or abi.BulkStore), and reports whether the
+// host did it.
+func bulk(op, offset uint64, b []byte) bool {
+	if len(b) < bulkMin {
+		return false
+	}
+	desc := [3]uint64{offset, uint64(uintptr(unsafe.Pointer(&b[0]))), uint64(len(b))}
+	done := kLength(abi.BulkTag<<48|op<<32|uint64(uintptr(unsafe.Pointer(&desc[0])))) == uint64(len(b))
+	// The host read desc and b through their addresses.
+	runtime.KeepAlive(&desc)
+	runtime.KeepAlive(b)
+	return done
+}
+
 // readInput copies the current input out of kernel memory.
 func readInput() []byte {
 	n := kInputLength()
 	buf := make([]byte, n)
+	if bulk(abi.BulkLoad, kInputOffset(), buf) {
+		return buf
+	}
 	if n < 8 {
 		for i := uint64(0); i < n; i++ {
 			buf[i] = byte(kInputLoadU8(i))
@@ -125,6 +152,9 @@ func readBlock(offset uint64) []byte {
 	}
 	n := kLength(offset)
 	buf := make([]byte, n)
+	if bulk(abi.BulkLoad, offset, buf) {
+		return buf
+	}
 	if n < 8 {
 		for i := uint64(0); i < n; i++ {
 			buf[i] = byte(kLoadU8(offset + i))
@@ -149,6 +179,9 @@ func writeBlock(b []byte) uint64 {
 		return 0
 	}
 	offset := kAlloc(n)
+	if bulk(abi.BulkStore, offset, b) {
+		return offset
+	}
 	if n < 8 {
 		for i := uint64(0); i < n; i++ {
 			kStoreU8(offset+i, uint32(b[i]))
@@ -167,10 +200,32 @@ func writeBlock(b []byte) uint64 {
 
 func writeString(s string) uint64 { return writeBlock(unsafe.Slice(unsafe.StringData(s), len(s))) }
 
+// passthroughOutput is check_permissions' answer for a tool without Check.
+var passthroughOutput = []byte(`{"behavior":"passthrough"}`)
+
+// headBytes is how much of a check_permissions request is read first, to
+// see whether it can be answered without its input (registry.passthrough).
+const headBytes = 256
+
+// collectAfter is the size of input and output past which a call ends
+// with a garbage collection.
+const collectAfter = 1 << 20
+
 // serve runs one export: it reads the request, dispatches it, and sets
 // the output or the error.
 func serve(export string) int32 {
-	out, err := defaultRegistry.handle(export, readInput(), nil)
+	if export == abi.ExportCheckPermissions {
+		if n := kInputLength(); n > 2*headBytes {
+			head := make([]byte, headBytes)
+			if bulk(abi.BulkLoad, kInputOffset(), head) && defaultRegistry.passthrough(head) {
+				kOutputSet(writeBlock(passthroughOutput), uint64(len(passthroughOutput)))
+				return 0
+			}
+		}
+	}
+	// readInput returns a fresh buffer that nothing writes again.
+	in := readInput()
+	out, err := defaultRegistry.handleInput(export, in, true, nil)
 	var rc int32
 	if err != nil {
 		msg := err.Error()
@@ -184,8 +239,16 @@ func serve(export string) int32 {
 	}
 	// Let the runtime's other goroutines run, the garbage collector's
 	// workers among them: once an export returns, the Go scheduler gets
-	// no other chance to run them, and the heap would only grow.
-	runtime.Gosched()
+	// no other chance to run them, and the heap would only grow. After a
+	// large input, collect at once instead: the next large call then
+	// reuses this one's memory rather than growing linear memory again
+	// (which never shrinks, and which the host copies as it grows) while
+	// a collection is still under way.
+	if len(in)+len(out) >= collectAfter {
+		runtime.GC()
+	} else {
+		runtime.Gosched()
+	}
 	return rc
 }
 

@@ -64,16 +64,23 @@ func Source(t testing.TB, dir string) string {
 	return goModule(t, strings.NewReplacer("/", "_", ".", "_").Replace(rel), abs, true)
 }
 
+// goLDFlags are the linker flags of Go plugins, as the Makefile's: no
+// symbol table (the name section, which only wazero's stack traces of a
+// trap read; the Go runtime's own traces keep their names), no DWARF.
+const goLDFlags = "-ldflags=-s -w"
+
 // goModule builds the Go package in src for wasip1, as a reactor or as a
 // command.
 func goModule(t testing.TB, name, src string, reactor bool) string {
 	t.Helper()
 	root := Root(t)
 	inputs := []string{src, filepath.Join(root, "sdk-guest"), filepath.Join(root, "abi"), filepath.Join(root, "go.mod")}
-	return cached(t, root, name, inputs, func(out string) *exec.Cmd {
-		args := []string{"build", "-o", out, "."}
+	// The flags are part of the name, so that a change of them is a new
+	// build rather than a stale one found in the cache.
+	return cached(t, root, name+"-"+strings.Trim(goLDFlags, "-= "), inputs, func(out string) *exec.Cmd {
+		args := []string{"build", goLDFlags, "-o", out, "."}
 		if reactor {
-			args = []string{"build", "-buildmode=c-shared", "-o", out, "."}
+			args = []string{"build", "-buildmode=c-shared", goLDFlags, "-o", out, "."}
 		}
 		cmd := exec.Command("go", args...)
 		cmd.Dir = src

@@ -55,10 +55,6 @@ func init() {
 }
 
 func hashCall(_ *guest.Call, in HashInput) (guest.Result, error) {
-	data, err := decodeBytes(in.Text, in.InputEncoding)
-	if err != nil {
-		return guest.Result{}, err
-	}
 	algorithm := strings.ToLower(in.Algorithm)
 	if algorithm == "" {
 		algorithm = "sha256"
@@ -76,7 +72,10 @@ func hashCall(_ *guest.Call, in HashInput) (guest.Result, error) {
 	default:
 		return guest.Result{}, fmt.Errorf("unknown algorithm %q: use sha256, sha1, md5 or sha512", in.Algorithm)
 	}
-	h.Write(data)
+	n, err := hashInput(h, in.Text, in.InputEncoding)
+	if err != nil {
+		return guest.Result{}, err
+	}
 	sum := h.Sum(nil)
 	var out string
 	switch in.Output {
@@ -89,9 +88,36 @@ func hashCall(_ *guest.Call, in HashInput) (guest.Result, error) {
 	}
 	return guest.Result{
 		Content:  []abi.Block{guest.Text(out)},
-		Metadata: map[string]any{"algorithm": algorithm, "bytes": len(data)},
+		Metadata: map[string]any{"algorithm": algorithm, "bytes": n},
 	}, nil
 }
+
+// hashInput writes the bytes text stands for into h and returns their
+// number. A long plain text goes through a buffer: a copy of the whole
+// text would double the memory of a call on a large input. (The buffer
+// is not on the stack: a call that grows the goroutine's stack by 32 KiB
+// costs more than hashing a short text.)
+func hashInput(h hash.Hash, text, encoding string) (int, error) {
+	if encoding != "" && encoding != "text" {
+		data, err := decodeBytes(text, encoding)
+		h.Write(data)
+		return len(data), err
+	}
+	if len(text) <= chunk {
+		h.Write([]byte(text))
+		return len(text), nil
+	}
+	buf := make([]byte, chunk)
+	for s := text; s != ""; {
+		n := copy(buf, s)
+		h.Write(buf[:n])
+		s = s[n:]
+	}
+	return len(text), nil
+}
+
+// chunk is the size of hashInput's buffer.
+const chunk = 64 << 10
 
 func decodeBytes(text, encoding string) ([]byte, error) {
 	switch encoding {

@@ -1,0 +1,196 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmtools/wasmtools/internal/testplugins"
+	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/toolkit"
+)
+
+// The benchmarks of this file measure what the Go guest SDK costs: a
+// call of a tool that does nothing, the throughput of a tool that works
+// on large inputs, and the memory a loaded Go plugin holds. Each runs
+// with the termination checks (the host's default) and without them
+// (noTimeout): the second is the guest's own cost, apart from the
+// per-back-edge checks that wazero's WithCloseOnContextDone compiles in.
+
+// timeoutVariants names the two ways a host runs guest code.
+var timeoutVariants = []struct {
+	name      string
+	noTimeout bool
+}{{"with-timeout-checks", false}, {"no-timeout-checks", true}}
+
+// BenchmarkGuestCall is one call export of the noop fixture (a Go tool
+// that takes no input and returns an empty text): the guest SDK's
+// per-call overhead (reading the request, decoding it, encoding the
+// result, the Go runtime's entry and exit) plus the host's floor (see
+// BenchmarkHostFloor for the same with a small AssemblyScript guest).
+// "pipeline" is the same call through a toolkit turn.
+func BenchmarkGuestCall(b *testing.B) {
+	ctx := context.Background()
+	path := testplugins.Source(b, filepath.Join(testplugins.Root(b), "plugins", "testdata", "noop"))
+	req := []byte(`{"abi":1,"tool":"noop","call_id":"c","session_id":"s","input":{}}`)
+	for _, v := range timeoutVariants {
+		b.Run(v.name, func(b *testing.B) {
+			h := newTestHost(b)
+			h.noTimeout = v.noTimeout
+			p := loadPlugin(b, h, path, Config{})
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := p.callExport(ctx, "call", req, nil, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("pipeline-no-timeout-checks", func(b *testing.B) {
+		h := newTestHost(b)
+		h.noTimeout = true
+		p := loadPlugin(b, h, path, Config{})
+		tk := kit(b, permission.Context{}, p)
+		calls := []toolkit.Call{{ID: "c", Name: "noop", Arguments: `{}`}}
+		b.ReportAllocs()
+		for b.Loop() {
+			turn, _ := tk.NewTurn(ctx, "s", calls, toolkit.TurnOptions{})
+			_ = turn.Run(ctx)
+			if r := turn.Responses()[0]; r.State != toolkit.StateSuccess {
+				b.Fatal(r.Text())
+			}
+		}
+	})
+}
+
+// BenchmarkHashThroughput hashes texts of 1 KiB, 100 KiB and 10 MiB with
+// the first-party hash plugin through the whole pipeline (toolkit turn,
+// permission engine, plugin call), and with the same tool written in Go
+// ("native"); MB/s is the text's size over the time of one call.
+func BenchmarkHashThroughput(b *testing.B) {
+	ctx := context.Background()
+	const line = "The quick brown fox jumps over the lazy dog; 0123456789.\n"
+	for _, size := range []int{1 << 10, 100 << 10, 10 << 20} {
+		text := strings.Repeat(line, size/len(line)+1)[:size]
+		sum := sha256.Sum256([]byte(text))
+		want := hex.EncodeToString(sum[:])
+		args := fmt.Sprintf(`{"text":%q}`, text)
+		calls := []toolkit.Call{{ID: "c", Name: "hash", Arguments: args}}
+		run := func(b *testing.B, tk *toolkit.Toolkit) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				turn, _ := tk.NewTurn(ctx, "s", calls, toolkit.TurnOptions{})
+				_ = turn.Run(ctx)
+				if r := turn.Responses()[0]; r.State != toolkit.StateSuccess || r.Text() != want {
+					b.Fatalf("%s: %.200s", r.State, r.Text())
+				}
+			}
+		}
+		name := fmt.Sprintf("%dKiB", size>>10)
+		for _, v := range timeoutVariants {
+			b.Run(name+"/wasm-"+v.name, func(b *testing.B) {
+				h := newTestHost(b)
+				h.noTimeout = v.noTimeout
+				p := loadPlugin(b, h, testplugins.Go(b, "hash"), Config{})
+				run(b, kit(b, permission.Context{}, p))
+			})
+		}
+		b.Run(name+"/native", func(b *testing.B) {
+			type in struct {
+				Text string `json:"text"`
+			}
+			tool, err := toolkit.NewFunc("hash", "sha256 of text", func(_ context.Context, i in) (string, error) {
+				sum := sha256.Sum256([]byte(i.Text))
+				return hex.EncodeToString(sum[:]), nil
+			}, toolkit.FuncOptions{ReadOnly: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			tk := toolkit.New(toolkit.Options{})
+			if err := tk.Register(tool); err != nil {
+				b.Fatal(err)
+			}
+			run(b, tk)
+		})
+	}
+}
+
+// goPlugins are the first-party Go plugins.
+var goPlugins = []string{"hash", "jsonquery", "regex", "httpfetch", "deploy"}
+
+// BenchmarkGoPluginMemory loads the five first-party Go plugins (their
+// compiled code from a warm compilation cache, as serve does on its
+// second start), calls the schema export of each once more, and reports
+// the process's resident memory per plugin that this added
+// ("MiB-RSS/plugin") and the linear memory of a new instance
+// ("MiB-linear/plugin"). Run it without the race detector, whose shadow
+// memory makes RSS meaningless, and with -benchtime 1x or a few: each
+// round loads everything again.
+func BenchmarkGoPluginMemory(b *testing.B) {
+	if raceEnabled {
+		b.Skip("the race detector's shadow memory makes RSS meaningless")
+	}
+	ctx := context.Background()
+	paths := make([]string, len(goPlugins))
+	for i, name := range goPlugins {
+		paths[i] = testplugins.Go(b, name)
+	}
+	settle := func() int64 {
+		for range 3 {
+			runtime.GC()
+			time.Sleep(10 * time.Millisecond)
+		}
+		debug.FreeOSMemory()
+		return rssBytes(b)
+	}
+	{
+		// Fill the compilation cache, so that what is measured is the
+		// loaded plugins and not the compiler's garbage.
+		h := newTestHost(b)
+		for _, path := range paths {
+			loadPlugin(b, h, path, Config{}).Close(ctx)
+		}
+	}
+	var rss, linear float64
+	for b.Loop() {
+		b.StopTimer()
+		h := newTestHost(b)
+		before := settle()
+		b.StartTimer()
+		plugins := make([]*Plugin, len(paths))
+		for i, path := range paths {
+			p, err := h.LoadFile(ctx, path, Config{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := p.callExport(ctx, "schema", nil, nil, false); err != nil {
+				b.Fatal(err)
+			}
+			plugins[i] = p
+		}
+		b.StopTimer()
+		after := settle()
+		rss += float64(after-before) / float64(len(paths))
+		for _, p := range plugins {
+			inst, err := p.newInstance(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			linear += float64(inst.mod.Memory().Size()) / float64(len(paths))
+			inst.close()
+			p.Close(ctx)
+		}
+		h.Close(ctx)
+		b.StartTimer()
+	}
+	b.ReportMetric(rss/float64(b.N)/(1<<20), "MiB-RSS/plugin")
+	b.ReportMetric(linear/float64(b.N)/(1<<20), "MiB-linear/plugin")
+}
