@@ -101,6 +101,9 @@ func parseArguments(raw string) (in Input, rep *repair, err error) {
 		// and a Write would store them so, silently.
 		return nil, nil, fmt.Errorf("the arguments are not valid UTF-8 (a bad byte at offset %d); send text as UTF-8, and binary data base64-encoded if the tool takes it", jsontext.InvalidUTF8(raw))
 	}
+	if in, ok := decodeFlatObject(raw); ok {
+		return in, nil, nil
+	}
 	v, err := decodeJSON(raw)
 	if err != nil {
 		fixed, rerr := repairJSON(raw)
@@ -184,6 +187,9 @@ func jsonKind(v any) string {
 // schemaValidator is a compiled input schema.
 type schemaValidator struct {
 	schema *jsonschema.Schema
+	// flat, when the schema has the common flat shape, vouches for valid
+	// inputs without the schema library.
+	flat *flatSchema
 }
 
 // defaultInputSchema is used for tools that give none.
@@ -240,7 +246,7 @@ func compileInputSchema(url string, raw json.RawMessage) (*schemaValidator, erro
 	if err != nil {
 		return nil, fmt.Errorf("input schema does not compile: %w", err)
 	}
-	return &schemaValidator{schema: s}, nil
+	return &schemaValidator{schema: s, flat: newFlatSchema(obj)}, nil
 }
 
 // selfContained refuses every resource a schema names outside itself.
@@ -255,6 +261,9 @@ var englishPrinter = message.NewPrinter(language.English)
 // validate checks an input against the schema; the error lists every
 // violation with its location, in words a model can act on.
 func (v *schemaValidator) validate(in Input) error {
+	if v.flat != nil && v.flat.vouches(in) {
+		return nil
+	}
 	err := v.schema.Validate(map[string]any(in))
 	if err == nil {
 		return nil

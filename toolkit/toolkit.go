@@ -454,6 +454,28 @@ func (r *registry) lookup(name string) *entry {
 	return r.tools[name]
 }
 
+// groupActive reports whether one group is active, as activeGroups
+// would, without building the set (gate 1 asks it for every call).
+func (r *registry) groupActive(s SessionState, group string) bool {
+	if group == BasicGroup {
+		return true
+	}
+	names, set := s.ActiveGroups()
+	if !set {
+		g, ok := r.groups[group]
+		return ok && g.Active
+	}
+	if _, ok := r.groups[group]; !ok {
+		return false
+	}
+	for _, n := range names {
+		if n == group {
+			return true
+		}
+	}
+	return false
+}
+
 // activeGroups returns the set of active groups of a session, basic
 // included.
 func (r *registry) activeGroups(s SessionState) map[string]bool {

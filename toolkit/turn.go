@@ -211,8 +211,12 @@ func (tk *Toolkit) NewTurn(ctx context.Context, sessionID string, calls []Call, 
 	if t.opts.MaxParallel <= 0 {
 		t.opts.MaxParallel = 16
 	}
-	seen := map[string]bool{}
+	var seen map[string]bool
+	if len(calls) > 1 { // one call (Check) cannot repeat an ID
+		seen = make(map[string]bool, len(calls))
+	}
 	r := tk.reg.Load()
+	t.calls = make([]*callState, 0, len(calls))
 	for _, c := range calls {
 		if c.ID == "" {
 			c.ID = "call_" + strconv.FormatUint(tk.callSeq.Add(1), 10)
@@ -220,7 +224,9 @@ func (tk *Toolkit) NewTurn(ctx context.Context, sessionID string, calls []Call, 
 		if seen[c.ID] {
 			return nil, fmt.Errorf("turn: duplicate call id %q", c.ID)
 		}
-		seen[c.ID] = true
+		if seen != nil {
+			seen[c.ID] = true
+		}
 		cs := &callState{call: c, deferredTo: -1}
 		// Unknown tools join parallel batches: they fail at once.
 		e := t.resolve(r, c.Name)
@@ -483,7 +489,7 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 		return
 	}
 	if !t.opts.View.hasExternal(cs.call.Name) {
-		if active := r.activeGroups(t.session); !active[e.group] {
+		if !r.groupActive(t.session, e.group) {
 			t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindInactive, inactiveMessage(r, cs.call.Name, e.group)))
 			return
 		}

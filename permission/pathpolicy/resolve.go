@@ -30,6 +30,17 @@ func (p *Policy) Resolve(name, cwd string) (string, bool) {
 }
 
 func (p *Policy) resolve(abs, cwd string, depth int) (string, bool) {
+	if m := p.memo; m != nil && isClean(abs) {
+		// Most paths lie in the directory the command starts in: one
+		// probe of it answers for all its components (see warmDir), and
+		// when it is missing, for every path below it.
+		if !m.warmed && probeable(cwd) && strings.HasPrefix(abs, cwd) && (len(abs) == len(cwd) || abs[len(cwd)] == '/') {
+			p.warmDir(cwd)
+		}
+		if m.resolvesInPlace(abs) {
+			return abs, true
+		}
+	}
 	resolved := "/"
 	var buf [24]string // most paths have fewer parts: no allocation
 	rest := splitSegs(buf[:0], abs)
@@ -159,6 +170,10 @@ func (p *Policy) procEntry(proc string, rest []string, cwd string, depth int) (s
 type lookups struct {
 	lstats []lstatResult
 	links  []linkResult
+	// absent are paths probeDir found missing (or not a directory) with
+	// no link on the way; warmed says the one probe was made.
+	absent []absentResult
+	warmed bool
 }
 
 type lstatResult struct {
@@ -186,6 +201,9 @@ func (p *Policy) Lstat(name string) (fs.FileMode, error) { return p.lstat(name) 
 
 func (p *Policy) lstat(name string) (fs.FileMode, error) {
 	if p.memo != nil {
+		if p.memo.lstatFails(name) {
+			return 0, errLstat
+		}
 		for i := range p.memo.lstats {
 			if r := &p.memo.lstats[i]; r.name == name {
 				if r.failed {

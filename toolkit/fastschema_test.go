@@ -1,0 +1,89 @@
+package toolkit
+
+import (
+	"testing"
+)
+
+// flatSchemas are schemas of the flat shape and some that are not.
+var flatSchemas = []struct {
+	schema string
+	flat   bool
+}{
+	{`{"type":"object","properties":{"command":{"type":"string","description":"x"},"timeout":{"type":"integer","minimum":1,"maximum":600000},"description":{"type":"string"},"sandbox":{"type":"string","enum":["on","off"]}},"required":["command"],"additionalProperties":false}`, true},
+	{cmdSchema, true},
+	{`{"type":"object"}`, true},
+	{`{"type":"object","properties":{"n":{"type":"number"},"b":{"type":"boolean"}},"additionalProperties":true}`, true},
+	{`{"properties":{"a":{"type":"string"}}}`, false},
+	{`{"type":"object","properties":{"a":{"type":"string","minLength":2}}}`, false},
+	{`{"type":"object","properties":{"a":{"type":["string","null"]}}}`, false},
+	{`{"type":"object","properties":{"a":{"type":"integer","minimum":1.5}}}`, false},
+	{`{"type":"object","properties":{"a":{"type":"string","enum":["x",1]}}}`, false},
+	{`{"type":"object","properties":{"a":{"$ref":"#/$defs/x"}},"$defs":{"x":{"type":"string"}}}`, false},
+	{`{"type":"object","additionalProperties":{"type":"string"}}`, false},
+	{`{"type":"object","properties":{"a":true}}`, false},
+	{`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object"}`, false},
+}
+
+var flatInputs = []string{
+	`{"command":"ls"}`, `{"command":"ls","timeout":1}`, `{"command":"ls","timeout":0}`, `{"command":"ls","timeout":600001}`,
+	`{"command":"ls","timeout":1.0}`, `{"command":"ls","timeout":1e3}`, `{"command":"ls","timeout":"5"}`, `{"command":1}`,
+	`{"command":"ls","sandbox":"off"}`, `{"command":"ls","sandbox":"OFF"}`, `{"command":"ls","extra":1}`, `{}`,
+	`{"cmd":"x"}`, `{"cmd":null}`, `{"n":1.5,"b":true}`, `{"n":"1","b":1}`, `{"command":null}`, `{"a":"xy"}`, `{"a":null}`,
+	`{"command":"ls","timeout":-1}`, `{"command":"ls","timeout":99999999999999999999}`, `{"command":"ls","description":"d"}`,
+}
+
+// TestFlatSchemaVouches: the flat form is made for flat schemas only, and
+// whatever it vouches for, the schema library accepts.
+func TestFlatSchemaVouches(t *testing.T) {
+	vouched := 0
+	for _, s := range flatSchemas {
+		v, err := compileSchema("t", []byte(s.schema))
+		if err != nil {
+			t.Fatalf("%s: %v", s.schema, err)
+		}
+		if (v.flat != nil) != s.flat {
+			t.Errorf("%s: flat form %v, want %v", s.schema, v.flat != nil, s.flat)
+		}
+		for _, raw := range flatInputs {
+			if checkFlatVouch(t, v, raw) {
+				vouched++
+			}
+		}
+	}
+	if vouched < 10 {
+		t.Fatalf("the flat form vouched for only %d inputs", vouched)
+	}
+}
+
+func checkFlatVouch(t *testing.T, v *schemaValidator, raw string) bool {
+	t.Helper()
+	in, _, err := parseArguments(raw)
+	if err != nil || v.flat == nil || !v.flat.vouches(in) {
+		return false
+	}
+	if err := v.schema.Validate(map[string]any(in)); err != nil {
+		t.Fatalf("the flat form vouched for %s, which the schema refuses: %v", raw, err)
+	}
+	return true
+}
+
+// FuzzFlatSchema: the flat form never vouches for an input the schema
+// library refuses.
+func FuzzFlatSchema(f *testing.F) {
+	for _, raw := range flatInputs {
+		f.Add(raw)
+	}
+	var vs []*schemaValidator
+	for _, s := range flatSchemas {
+		v, err := compileSchema("t", []byte(s.schema))
+		if err != nil {
+			f.Fatal(err)
+		}
+		vs = append(vs, v)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		for _, v := range vs {
+			checkFlatVouch(t, v, raw)
+		}
+	})
+}
