@@ -80,10 +80,25 @@ func gorootSrc(b *testing.B) string {
 	return src
 }
 
+// reportCPU starts counting the processor time of a benchmark, its own
+// and its children's; the returned function reports it per iteration as
+// cpu-ms/op. On 2 shared cores the wall time of a parallel search depends
+// on what else runs; the processor time says how much work it did.
+func reportCPU(b *testing.B) func() {
+	b.Helper()
+	start, ok := processCPU()
+	return func() {
+		if end, ok2 := processCPU(); ok && ok2 {
+			b.ReportMetric(float64(end-start)/float64(b.N)/1e6, "cpu-ms/op")
+		}
+	}
+}
+
 // benchShell runs a shell pipeline as one benchmark iteration, for the
 // side-by-side figures (bench/README.md lists the same commands).
 func benchShell(b *testing.B, script string) {
 	b.Helper()
+	defer reportCPU(b)()
 	for n := 0; n < b.N; n++ {
 		if out, err := exec.Command("sh", "-c", script).CombinedOutput(); err != nil {
 			b.Fatalf("%s: %v\n%s", script, err, out)
@@ -98,6 +113,9 @@ func benchShell(b *testing.B, script string) {
 // shows: Grep lists lines in path order, so rg must walk sorted, on one
 // thread. The literals go from dense (the limit is reached in a few
 // files) to absent (the whole tree is searched, nothing stops early).
+// Each sub-benchmark also reports its processor time (cpu-ms/op): the
+// first lines in path order can take more work to find than the first
+// lines rg's threads happen to reach, whatever the cores.
 //
 //	go test ./toolkit/builtin -run '^$' -bench GrepLimit -benchtime 40x
 func BenchmarkGrepLimit(b *testing.B) {
@@ -112,6 +130,7 @@ func BenchmarkGrepLimit(b *testing.B) {
 		b.Run(name+"/tool", func(b *testing.B) {
 			g := NewGrep(GrepOptions{Cwd: src, Engine: EngineRg})
 			in := map[string]any{"pattern": regexp.QuoteMeta(lit), "output_mode": "content"}
+			defer reportCPU(b)()
 			for n := 0; n < b.N; n++ {
 				if r := callTool(b, context.Background(), g, in); r.err != nil {
 					b.Fatal(r.err)
@@ -137,6 +156,7 @@ func BenchmarkGlobGoroot(b *testing.B) {
 	b.Run("tool", func(b *testing.B) {
 		g := NewGlob(GlobOptions{Cwd: src})
 		in := map[string]any{"pattern": "**/*.go"}
+		defer reportCPU(b)()
 		for n := 0; n < b.N; n++ {
 			if r := callTool(b, context.Background(), g, in); r.err != nil {
 				b.Fatal(r.err)
