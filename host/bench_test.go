@@ -214,6 +214,11 @@ func BenchmarkIdleInstance(b *testing.B) {
 	p := loadPlugin(b, h, testplugins.Go(b, "hash"), Config{})
 	ctx := context.Background()
 	const n = 8
+	c, err := p.acquireCode(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.releaseCode()
 	for b.Loop() {
 		var before, after runtime.MemStats
 		runtime.GC()
@@ -221,7 +226,7 @@ func BenchmarkIdleInstance(b *testing.B) {
 		insts := make([]*instance, n)
 		linear := uint64(0)
 		for i := range insts {
-			inst, err := p.newInstance(ctx)
+			inst, err := p.newInstance(ctx, c)
 			if err != nil {
 				b.Fatal(err)
 			}

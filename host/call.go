@@ -41,7 +41,12 @@ func (p *Plugin) callExport(ctx context.Context, name string, input []byte, emit
 		p.exclusive.RLock()
 		defer p.exclusive.RUnlock()
 	}
-	inst, err := p.pool.get(ctx)
+	c, err := p.acquireCode(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer p.releaseCode()
+	inst, err := p.pool.get(ctx, c)
 	if err != nil {
 		return nil, err
 	}

@@ -128,12 +128,13 @@ var goPlugins = []string{"hash", "jsonquery", "regex", "httpfetch", "deploy"}
 
 // BenchmarkGoPluginMemory loads the five first-party Go plugins (their
 // compiled code from a warm compilation cache, as serve does on its
-// second start), calls the schema export of each once more, and reports
-// the process's resident memory per plugin that this added
-// ("MiB-RSS/plugin") and the linear memory of a new instance
-// ("MiB-linear/plugin"). Run it without the race detector, whose shadow
-// memory makes RSS meaningless, and with -benchtime 1x or a few: each
-// round loads everything again.
+// second start) and reports the process's resident memory per plugin
+// that they add: once loaded ("plugin-loaded": a plugin holds neither
+// code nor instances until its first call), once each has answered a
+// call ("plugin-called": its code and one warm instance), and once they
+// have been idle for Options.IdleTimeout ("plugin-idle"). Run it without
+// the race detector, whose shadow memory makes RSS meaningless, and with
+// -benchtime 1x or a few: each round loads everything again.
 func BenchmarkGoPluginMemory(b *testing.B) {
 	if raceEnabled {
 		b.Skip("the race detector's shadow memory makes RSS meaningless")
@@ -159,7 +160,7 @@ func BenchmarkGoPluginMemory(b *testing.B) {
 			loadPlugin(b, h, path, Config{}).Close(ctx)
 		}
 	}
-	var rss, linear float64
+	var loaded, warm, idle float64
 	for b.Loop() {
 		b.StopTimer()
 		h := newTestHost(b)
@@ -171,26 +172,28 @@ func BenchmarkGoPluginMemory(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := p.callExport(ctx, "schema", nil, nil, false); err != nil {
-				b.Fatal(err)
-			}
 			plugins[i] = p
 		}
 		b.StopTimer()
-		after := settle()
-		rss += float64(after-before) / float64(len(paths))
+		perPlugin := func(rss int64) float64 { return float64(rss-before) / float64(len(paths)) }
+		loaded += perPlugin(settle())
 		for _, p := range plugins {
-			inst, err := p.newInstance(ctx)
-			if err != nil {
+			if _, err := p.callExport(ctx, "schema", nil, nil, false); err != nil {
 				b.Fatal(err)
 			}
-			linear += float64(inst.mod.Memory().Size()) / float64(len(paths))
-			inst.close()
+		}
+		warm += perPlugin(settle())
+		for _, p := range plugins {
+			p.releaseIdle() // what IdleTimeout without calls does
+		}
+		idle += perPlugin(settle())
+		for _, p := range plugins {
 			p.Close(ctx)
 		}
 		h.Close(ctx)
 		b.StartTimer()
 	}
-	b.ReportMetric(rss/float64(b.N)/(1<<20), "MiB-RSS/plugin")
-	b.ReportMetric(linear/float64(b.N)/(1<<20), "MiB-linear/plugin")
+	b.ReportMetric(loaded/float64(b.N)/(1<<20), "MiB-RSS/plugin-loaded")
+	b.ReportMetric(warm/float64(b.N)/(1<<20), "MiB-RSS/plugin-called")
+	b.ReportMetric(idle/float64(b.N)/(1<<20), "MiB-RSS/plugin-idle")
 }

@@ -67,7 +67,7 @@ func stopError(ctx context.Context) error {
 	return sys.NewExitError(sys.ExitCodeContextCanceled)
 }
 
-func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
+func (p *Plugin) newInstance(ctx context.Context, c *compiledCode) (*instance, error) {
 	grants, err := p.host.openGrants(p.grants.Dirs)
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", p.Name, err)
@@ -92,7 +92,7 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	kctx := withKernel(ctx, inst.kernel)
-	mod, err := p.rt.InstantiateModule(kctx, p.compiled, cfg)
+	mod, err := c.rt.InstantiateModule(kctx, c.compiled, cfg)
 	defer inst.kernel.reportDropped(p.log, "start")
 	if err != nil {
 		closeGrants(grants)
@@ -191,7 +191,9 @@ func newPool(p *Plugin, size int) *pool {
 	return &pool{p: p, sem: make(chan struct{}, size)}
 }
 
-func (pl *pool) get(ctx context.Context) (*instance, error) {
+// get returns an idle instance, or a new one of c (the plugin's code,
+// which the caller holds).
+func (pl *pool) get(ctx context.Context, c *compiledCode) (*instance, error) {
 	select {
 	case pl.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -208,7 +210,7 @@ func (pl *pool) get(ctx context.Context) (*instance, error) {
 		return inst, nil
 	}
 	pl.mu.Unlock()
-	inst, err := pl.p.newInstance(ctx)
+	inst, err := pl.p.newInstance(ctx, c)
 	if err != nil {
 		<-pl.sem
 		return nil, err

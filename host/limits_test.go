@@ -176,7 +176,9 @@ type logCounter struct {
 	warnings []string
 }
 
-func (c *logCounter) Enabled(context.Context, slog.Level) bool { return true }
+// Enabled leaves out the host's own debug records (code released or
+// loaded again), which are not the plugin's.
+func (c *logCounter) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
 func (c *logCounter) Handle(_ context.Context, r slog.Record) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()

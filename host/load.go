@@ -38,6 +38,7 @@ func (h *Host) LoadFiles(ctx context.Context, paths []string, config func(path s
 		}()
 	}
 	wg.Wait()
+	h.trimSoon()
 	return plugins, errs
 }
 

@@ -20,7 +20,6 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/wasmtools/wasmtools/abi"
 	"github.com/wasmtools/wasmtools/internal/wasmbin"
@@ -49,6 +48,15 @@ type Options struct {
 	MaxInstances int
 	// Version names the host to plugins ("wasmtools/VERSION").
 	Version string
+	// IdleTimeout is how long a plugin keeps its compiled code and warm
+	// instances after its last call (a loaded plugin holds neither until
+	// its first call); the next call loads the code back from the disk
+	// cache. 0 means DefaultIdleTimeout; negative keeps them for ever.
+	// Without a disk cache (CacheDir "off") nothing is released: the code
+	// would have to be compiled again. After loads and releases the host
+	// returns the freed memory to the system (debug.FreeOSMemory, at most
+	// once a second).
+	IdleTimeout time.Duration
 }
 
 // Host loads and runs plugins. It is safe for concurrent use.
@@ -71,6 +79,9 @@ type Host struct {
 	foldersMu sync.Mutex
 	folders   []*Folder
 	claimMu   sync.Mutex
+	// trimTimer returns free memory to the system (see trimSoon).
+	trimMu    sync.Mutex
+	trimTimer *time.Timer
 }
 
 // New returns a host.
@@ -107,7 +118,14 @@ func New(opts Options) (*Host, error) {
 }
 
 // Close releases the compilation cache. Plugins must be closed first.
-func (h *Host) Close(ctx context.Context) error { return h.cache.Close(ctx) }
+func (h *Host) Close(ctx context.Context) error {
+	h.trimMu.Lock()
+	if h.trimTimer != nil {
+		h.trimTimer.Stop()
+	}
+	h.trimMu.Unlock()
+	return h.cache.Close(ctx)
+}
 
 // Kind is the ABI a module speaks.
 type Kind string
@@ -141,18 +159,25 @@ type Plugin struct {
 	// Schema is what the plugin said about itself (wasmtools kind).
 	Schema abi.SchemaResponse
 
-	host     *Host
-	log      *slog.Logger
-	grants   abi.Grants
-	timeout  time.Duration
-	rt       wazero.Runtime
-	compiled wazero.CompiledModule
+	host    *Host
+	log     *slog.Logger
+	grants  abi.Grants
+	timeout time.Duration
 	// interruptible reports that the module was instrumented (see
 	// internal/wasmbin): calls end by setting its interrupt flag rather
 	// than through wazero's termination checks.
 	interruptible bool
-	exports       map[string]bool
-	tools         []*Tool
+	// src says how to compile the module again once released; code is
+	// the compiled module while held (nil once released), codeUsers the
+	// calls using it, and idleTimer releases it (see code.go). Guarded
+	// by codeMu.
+	src       codeSource
+	codeMu    sync.Mutex
+	code      *compiledCode
+	codeUsers int
+	idleTimer *time.Timer
+	exports   map[string]bool
+	tools     []*Tool
 	// compatTools are the tools of servlets and manifest modules.
 	compatTools []*compatTool
 
@@ -194,7 +219,7 @@ func (h *Host) LoadFile(ctx context.Context, path string, cfg Config) (*Plugin, 
 	if cfg.Name == "" {
 		cfg.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
-	p, err := h.Load(ctx, wasm, cfg)
+	p, err := h.load(ctx, wasm, cfg, path)
 	if err == nil {
 		p.file = path
 	}
@@ -204,6 +229,12 @@ func (h *Host) LoadFile(ctx context.Context, path string, cfg Config) (*Plugin, 
 // Load compiles and validates a module, asks it for its tools, and keeps
 // one warm instance.
 func (h *Host) Load(ctx context.Context, wasm []byte, cfg Config) (*Plugin, error) {
+	return h.load(ctx, wasm, cfg, "")
+}
+
+// load is Load of a module read from file ("" when it came as bytes,
+// which the plugin then keeps to compile them again; see code.go).
+func (h *Host) load(ctx context.Context, wasm []byte, cfg Config, file string) (*Plugin, error) {
 	sum := sha256.Sum256(wasm)
 	digest := hex.EncodeToString(sum[:])
 	name := cfg.Name
@@ -247,37 +278,47 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg Config) (*Plugin, erro
 	// Termination: the module is instrumented so that a call can be
 	// stopped by setting a flag the guest checks at every function entry
 	// and loop iteration (see internal/wasmbin). A module that cannot be
-	// instrumented runs with wazero's own checks instead, which are as
-	// safe but leave the machine code for Go at every loop iteration.
-	code := wasm
-	if !h.noTimeout {
-		if ins, err := wasmbin.Instrument(wasm); err == nil {
-			code, p.interruptible = ins.Wasm, true
-		} else {
-			p.log.Warn("the module runs with wazero's slower termination checks: it could not be instrumented", "err", err)
-		}
+	// instrumented, or whose rewrite the compiler refuses (a bug there),
+	// runs as it is with wazero's own checks, which are as safe but leave
+	// the machine code for Go at every loop iteration; a module the
+	// compiler refuses as it is, is reported as such.
+	p.src = codeSource{file: file, memMiB: memMiB}
+	if file == "" {
+		p.src.wasm = wasm
 	}
-	err = p.compile(ctx, code, memMiB, !h.noTimeout && !p.interruptible)
+	p.interruptible = !h.noTimeout
+	c, err := p.compile(ctx, wasm)
 	if err != nil && p.interruptible {
-		// The original decides: a module the compiler refuses is
-		// reported as written; one it accepts was instrumented wrongly
-		// (a bug here), and runs with wazero's checks.
-		if err := p.compile(ctx, wasm, memMiB, true); err != nil {
-			return nil, err
+		p.interruptible, p.src.checks = false, true
+		var err2 error
+		if c, err2 = p.compile(ctx, wasm); err2 != nil {
+			return nil, err2
 		}
-		p.log.Error("the instrumented module was refused; running it with wazero's slower termination checks", "err", err)
-		p.interruptible, err = false, nil
+		p.log.Warn("the module runs with wazero's slower termination checks: it could not be instrumented", "err", err)
+		err = nil
 	}
 	if err != nil {
 		return nil, err
 	}
+	// Load uses the code until it returns; then, with a disk cache to
+	// load it from again, it is released until the first call.
+	p.code, p.codeUsers = c, 1
+	p.pool = newPool(p, h.opts.MaxInstances)
 	ok := false
 	defer func() {
 		if !ok {
-			p.rt.Close(context.Background())
+			p.closeCode()
+			return
+		}
+		p.codeMu.Lock()
+		p.codeUsers = 0
+		release := p.releasable()
+		p.codeMu.Unlock()
+		if release {
+			p.releaseIdle()
 		}
 	}()
-	compiled := p.compiled
+	compiled := c.compiled
 	if err := checkImports(name, compiled); err != nil {
 		return nil, err
 	}
@@ -288,7 +329,6 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg Config) (*Plugin, erro
 		}
 	}
 	p.Kind = kindOf(p.exports, cfg.Manifest != nil)
-	p.pool = newPool(p, h.opts.MaxInstances)
 
 	switch p.Kind {
 	case KindWasmtools:
@@ -304,43 +344,17 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg Config) (*Plugin, erro
 			name, strings.Join(abi.RequiredExports, ", "), exportList(p.exports))
 	}
 	if err != nil {
-		p.pool.close()
 		return nil, err
 	}
 	ok = true
 	return p, nil
 }
 
-// compile makes the plugin's runtime, with the host modules a plugin may
-// import, and compiles code in it. closeOnDone turns on wazero's own
-// termination checks. On failure nothing is left open.
-func (p *Plugin) compile(ctx context.Context, code []byte, memMiB int, closeOnDone bool) error {
-	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
-		WithCompilationCache(p.host.cache).
-		WithMemoryLimitPages(uint32(memMiB)*16). // 64 KiB pages
-		WithCloseOnContextDone(closeOnDone))
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
-		rt.Close(context.Background())
-		return fmt.Errorf("plugin %s: %w", p.Name, err)
-	}
-	if err := instantiateHostModules(ctx, rt); err != nil {
-		rt.Close(context.Background())
-		return fmt.Errorf("plugin %s: %w", p.Name, err)
-	}
-	compiled, err := rt.CompileModule(ctx, code)
-	if err != nil {
-		rt.Close(context.Background())
-		return fmt.Errorf("plugin %s: not a valid WebAssembly module: %w", p.Name, err)
-	}
-	p.rt, p.compiled = rt, compiled
-	return nil
-}
-
 // warm starts one instance and keeps it, so that a module that cannot
 // start (its start section loops, traps or exits) fails its load rather
 // than every call.
 func (p *Plugin) warm(ctx context.Context) error {
-	inst, err := p.pool.get(ctx)
+	inst, err := p.pool.get(ctx, p.code)
 	if err != nil {
 		return err
 	}
@@ -409,7 +423,7 @@ func (p *Plugin) loadWasmtools(ctx context.Context) error {
 	if len(missing) > 0 {
 		return fmt.Errorf("plugin %s lacks the required export(s) %s (it exports %s)", p.Name, strings.Join(missing, ", "), exportList(p.exports))
 	}
-	for name, def := range p.compiled.ExportedFunctions() {
+	for name, def := range p.code.compiled.ExportedFunctions() {
 		if !isABIExport(name) {
 			continue
 		}
@@ -521,6 +535,5 @@ func (p *Plugin) retire(ctx context.Context, next *Plugin) error {
 	case <-done:
 	case <-ctx.Done():
 	}
-	p.pool.close()
-	return p.rt.Close(context.Background())
+	return p.closeCode()
 }

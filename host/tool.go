@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/wasmtools/wasmtools/abi"
@@ -232,11 +233,11 @@ func (t *Tool) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 			yield(nil, err)
 			return
 		}
-		req := abi.CallRequest{ABI: abi.Version, Tool: t.spec.Name, Input: raw}
+		var callID, sessionID string
 		if rt := toolkit.RuntimeFrom(ctx); rt != nil {
-			req.CallID, req.SessionID = rt.CallID, rt.SessionID
+			callID, sessionID = rt.CallID, rt.SessionID
 		}
-		body, _ := json.Marshal(req)
+		body := callBody(t.spec.Name, raw, callID, sessionID)
 		// emit runs on this goroutine, inside the plugin's call: yielding
 		// from it streams the chunk to the consumer at once.
 		emit := func(c abi.Chunk) error {
@@ -268,6 +269,29 @@ func (t *Tool) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 		}
 		yield(&toolkit.Chunk{Content: blocks(res.Content), Metadata: res.Metadata, State: state, Last: true}, nil)
 	}
+}
+
+// callBody encodes an abi.CallRequest around input, the encoded input:
+// json.Marshal would scan and compact a json.RawMessage again, which for
+// a large input costs as much as encoding it. The fields come in the
+// struct's order.
+func callBody(tool string, input []byte, callID, sessionID string) []byte {
+	quote := func(b []byte, s string) []byte {
+		q, _ := json.Marshal(s) // a string always encodes
+		return append(b, q...)
+	}
+	b := make([]byte, 0, len(input)+len(tool)+len(callID)+len(sessionID)+64)
+	b = append(b, `{"abi":`...)
+	b = strconv.AppendInt(b, abi.Version, 10)
+	b = quote(append(b, `,"tool":`...), tool)
+	b = append(append(b, `,"input":`...), input...)
+	if callID != "" {
+		b = quote(append(b, `,"call_id":`...), callID)
+	}
+	if sessionID != "" {
+		b = quote(append(b, `,"session_id":`...), sessionID)
+	}
+	return append(b, '}')
 }
 
 func blocks(in []abi.Block) []toolkit.Block {
