@@ -22,8 +22,8 @@ const (
 type Instrumented struct {
 	// Wasm is the rewritten binary.
 	Wasm []byte
-	// Checks counts the checks added: one per function body and one per
-	// loop.
+	// Checks counts the checks added: one per loop, and one per function
+	// body that does not start with a loop.
 	Checks int
 	// Start reports that the module had a start function, now exported
 	// as StartExport.
@@ -255,7 +255,8 @@ func instrumentCode(code []byte, budget, flag uint32) ([]byte, int, error) {
 }
 
 // instrumentBody appends to out the function body src with check inserted
-// after its local declarations and after the block type of every loop.
+// after its local declarations (unless a loop comes first) and after the
+// block type of every loop.
 func instrumentBody(out, src, check []byte) ([]byte, error) {
 	r := &reader{b: src}
 	decls, err := r.u32()
@@ -275,7 +276,11 @@ func instrumentBody(out, src, check []byte) ([]byte, error) {
 		}
 	}
 	out = append(out, src[:r.pos]...)
-	out = append(out, check...)
+	// A body that starts with a loop gets its entry check from the loop's
+	// (compilers such as Go's start every function with one).
+	if r.pos >= len(src) || src[r.pos] != 0x03 {
+		out = append(out, check...)
+	}
 	copied := r.pos
 	for !r.done() {
 		op, err := r.byte()
