@@ -63,6 +63,16 @@ func Instrument(wasm []byte) (*Instrumented, error) {
 				return fmt.Errorf("global section: %w", err)
 			}
 			rest = defined[r.pos:]
+			// Read every global, so that the added ones follow the last
+			// rather than bytes the compiler would read as something else.
+			for i := uint32(0); i < n; i++ {
+				if err := skipGlobal(r); err != nil {
+					return fmt.Errorf("global %d: %w", i, err)
+				}
+			}
+			if !r.done() {
+				return fmt.Errorf("global section: %d bytes after the last global", len(defined)-r.pos)
+			}
 		}
 		budget, flag, flagKnown = importGlobals+n, importGlobals+n+1, true
 		body := appendU32(nil, n+2)
@@ -92,12 +102,20 @@ func Instrument(wasm []byte) (*Instrumented, error) {
 				if name == InterruptExport || name == StartExport {
 					return fmt.Errorf("the module already exports %q, a name reserved for the host", name)
 				}
-				if _, err := r.byte(); err != nil {
+				kind, err := r.byte()
+				if err != nil {
 					return fmt.Errorf("export %d: %w", i, err)
 				}
-				if _, err := r.u32(); err != nil {
+				index, err := r.u32()
+				if err != nil {
 					return fmt.Errorf("export %d: %w", i, err)
 				}
+				if kind == 0x03 && index >= budget {
+					return fmt.Errorf("export %q names global %d, which the module does not have", name, index)
+				}
+			}
+			if !r.done() {
+				return fmt.Errorf("export section: %d bytes after the last export", len(existing)-r.pos)
 			}
 		}
 		extra := uint32(1)
@@ -240,7 +258,7 @@ func instrumentCode(code []byte, budget, flag uint32) ([]byte, int, error) {
 		if err != nil {
 			return nil, 0, fmt.Errorf("body %d: %w", i, err)
 		}
-		body, err = instrumentBody(body[:0], src, check)
+		body, err = instrumentBody(body[:0], src, check, budget)
 		if err != nil {
 			return nil, 0, fmt.Errorf("body %d: %w", i, err)
 		}
@@ -257,46 +275,76 @@ func instrumentCode(code []byte, budget, flag uint32) ([]byte, int, error) {
 // instrumentBody appends to out the function body src with check inserted
 // after its local declarations (unless a loop comes first) and after the
 // block type of every loop.
-func instrumentBody(out, src, check []byte) ([]byte, error) {
-	r := &reader{b: src}
-	decls, err := r.u32()
+//
+// globals is the number of globals the module has: an instruction naming
+// a global beyond them (the added ones, which such a module would reach
+// once instrumented) is refused, or a guest could clear the interrupt
+// flag or refill its budget.
+func instrumentBody(out, src, check []byte, globals uint32) ([]byte, error) {
+	var loops []int
+	start, err := walkBody(src, globals, func(at int) { loops = append(loops, at) })
 	if err != nil {
 		return nil, err
 	}
-	for j := uint32(0); j < decls; j++ {
-		if _, err := r.u32(); err != nil {
-			return nil, err
-		}
-		t, err := r.byte()
-		if err != nil {
-			return nil, err
-		}
-		if !valueType(t) {
-			return nil, fmt.Errorf("local of unknown type 0x%02x", t)
-		}
-	}
-	out = append(out, src[:r.pos]...)
+	out = append(out, src[:start]...)
 	// A body that starts with a loop gets its entry check from the loop's
 	// (compilers such as Go's start every function with one).
-	if r.pos >= len(src) || src[r.pos] != 0x03 {
+	if start >= len(src) || src[start] != 0x03 {
 		out = append(out, check...)
 	}
-	copied := r.pos
+	copied := start
+	for _, at := range loops {
+		out = append(out, src[copied:at]...)
+		out = append(out, check...)
+		copied = at
+	}
+	return append(out, src[copied:]...), nil
+}
+
+// walkBody reads a function body: its local declarations, at most
+// MaxLocals locals, then its instructions, each of which must be of
+// WebAssembly 2.0 and name no global at or beyond globals. It returns
+// where the instructions start, and calls loop (when not nil) with the
+// offset just after each loop's block type.
+func walkBody(src []byte, globals uint32, loop func(at int)) (start int, err error) {
+	r := &reader{b: src}
+	var locals uint64
+	err = vector(r, func() error {
+		n, err := r.u32()
+		if err != nil {
+			return err
+		}
+		if locals += uint64(n); locals > MaxLocals {
+			return fmt.Errorf("more than %d locals", MaxLocals)
+		}
+		return valueTypeAt(r)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("locals: %w", err)
+	}
+	start = r.pos
 	for !r.done() {
 		op, err := r.byte()
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
+		at := r.pos
 		if err := skipImmediates(r, op); err != nil {
-			return nil, fmt.Errorf("opcode 0x%02x at offset %d: %w", op, r.pos, err)
+			return 0, fmt.Errorf("opcode 0x%02x at offset %d: %w", op, at, err)
 		}
-		if op == 0x03 { // loop
-			out = append(out, src[copied:r.pos]...)
-			out = append(out, check...)
-			copied = r.pos
+		switch op {
+		case 0x03: // loop
+			if loop != nil {
+				loop(r.pos)
+			}
+		case 0x23, 0x24: // global.get, global.set
+			ir := &reader{b: src, pos: at}
+			if i, err := ir.u32(); err != nil || i >= globals {
+				return 0, fmt.Errorf("global.%s of global %d, which the module does not have", map[byte]string{0x23: "get", 0x24: "set"}[op], i)
+			}
 		}
 	}
-	return append(out, src[copied:]...), nil
+	return start, nil
 }
 
 // checkCode is the instruction sequence of a check: count the budget

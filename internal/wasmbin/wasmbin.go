@@ -77,7 +77,7 @@ func sections(wasm []byte) ([]section, error) {
 			}
 			last = order[id]
 		}
-		if err := checkCount(id, body); err != nil {
+		if err := checkSection(id, body); err != nil {
 			return nil, err
 		}
 		out = append(out, section{id, body})
@@ -85,30 +85,11 @@ func sections(wasm []byte) ([]section, error) {
 	return out, nil
 }
 
-// checkCount refuses a section whose leading count claims more entries
-// than its bytes can hold (every entry takes at least one): a compiler
-// that sizes its tables by the count before reading the entries would
-// allocate without bound (wazero 1.12 does: a table section claiming 2³²
-// entries exhausts the process's memory).
-func checkCount(id byte, body []byte) error {
-	switch id {
-	case secCustom, secStart, secDataCount:
-		return nil
-	}
-	r := &reader{b: body}
-	n, err := r.u32()
-	if err != nil {
-		return fmt.Errorf("section %d: count: %w", id, err)
-	}
-	if uint64(n) > uint64(len(body)-r.pos) {
-		return fmt.Errorf("section %d claims %d entries in %d bytes", id, n, len(body)-r.pos)
-	}
-	return nil
-}
-
 // Check reads the structure of a binary: its header, its sections, their
-// order, and that no section claims more entries than it holds. It does
-// not validate the module, which the compiler does; it refuses what would
+// order, and every vector in them, refusing one that claims more entries
+// than its bytes hold or a function with more than MaxLocals locals (see
+// checkSection), and instructions beyond WebAssembly 2.0. It does not
+// validate the module, which the compiler does; it refuses what would
 // make the compiler allocate without bound.
 func Check(wasm []byte) error {
 	_, err := sections(wasm)
