@@ -10,6 +10,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/sys"
 
@@ -92,7 +93,11 @@ func (p *Plugin) newInstance(ctx context.Context, c *compiledCode) (*instance, e
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	kctx := withKernel(ctx, inst.kernel)
-	mod, err := c.rt.InstantiateModule(kctx, c.compiled, cfg)
+	actx := kctx
+	if alloc := memoryAllocator(); alloc != nil {
+		actx = experimental.WithMemoryAllocator(kctx, alloc)
+	}
+	mod, err := c.rt.InstantiateModule(actx, c.compiled, cfg)
 	defer inst.kernel.reportDropped(p.log, "start")
 	if err != nil {
 		closeGrants(grants)
