@@ -69,12 +69,18 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fs.Var(&allowOrigins, "allow-origin", "with --http: also accept requests whose Origin header is `origin` (e.g. https://app.example.com); repeatable")
 	fs.Var(&allowHosts, "allow-host", "with --http on a loopback address: also accept the Host header `host:port`; repeatable")
 	sessionIdle := fs.Duration("session-idle", 30*time.Minute, "with --http: end a session that sent no request for this `duration` (0: never)")
+	fs.StringVar(&pf.store, "store", "", "keep session state in `store`: memory (the default) or redis://HOST:PORT/DB, shared by replicas behind a load balancer (overrides store: in the config file)")
 	pos, err := parseArgs(e, fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
 		return usageErrorf("serve takes no arguments, got %q", pos)
+	}
+	if *sessionIdle > 0 {
+		pf.storeTTL = *sessionIdle
+	} else {
+		pf.storeTTL = 7 * 24 * time.Hour // "never" idle still needs a bound in a shared store
 	}
 	h, err := pf.open(ctx, e, true, toolkit.Options{})
 	if err != nil {

@@ -42,7 +42,9 @@ func (s *Server) endWhenClosed(ss *sdk.ServerSession, id string) {
 		}
 	}
 	s.mu.Unlock()
-	s.tk.EndSession(id)
+	if !s.opts.SharedSessions {
+		s.tk.EndSession(id)
+	}
 	s.log.Debug("MCP session ended", "session", id)
 }
 
@@ -90,6 +92,10 @@ func (s *Server) Shutdown(timeout time.Duration) {
 		rc.cancel()
 	}
 	s.running = nil
+	for _, stop := range s.stopShared {
+		stop()
+	}
+	s.stopShared = nil
 	s.mu.Unlock()
 	done := make(chan struct{})
 	go func() { s.calls.Wait(); close(done) }()

@@ -17,6 +17,7 @@
 //	PREFIX{ID}:rcz      zset    path scored by last use (least recent first)
 //	PREFIX{ID}:rcm      hash    bytes: total counted, seq: last use counter
 //	PREFIX{ID}:parked   hash    token -> "EXPIRES_MS|record" (EXPIRES_MS 0: none)
+//	PREFIX{ID}:meta     hash    what servers keep beside the session (SetSessionMeta)
 //
 // # Expiry
 //
@@ -36,6 +37,7 @@
 package redisstore
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -77,7 +79,8 @@ type Options struct {
 type Store struct {
 	rdb  redis.UniversalClient
 	opts Options
-	own  bool // Close closes rdb
+	own  bool   // Close closes rdb
+	addr string // for String; empty for a client given to New
 }
 
 // New returns a store over an existing client; Close leaves the client
@@ -106,7 +109,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("redis store %s: %w", o.Addr, err)
 	}
 	s := New(rdb, opts)
-	s.own = true
+	s.own, s.addr = true, fmt.Sprintf("redis://%s/%d", o.Addr, o.DB)
 	return s, nil
 }
 
@@ -120,6 +123,9 @@ func redactURL(url string) string {
 	return url[:scheme+3] + "…" + url[at:]
 }
 
+// String names the server and database (never the password).
+func (s *Store) String() string { return cmp.Or(s.addr, "redis") }
+
 // Close closes the connection Open made.
 func (s *Store) Close() error {
 	if s.own {
@@ -132,17 +138,17 @@ func (s *Store) Close() error {
 func (s *Store) Client() redis.UniversalClient { return s.rdb }
 
 type keys struct {
-	groups, granted, tasks, rc, rcz, rcm, parked string
+	groups, granted, tasks, rc, rcz, rcm, parked, meta string
 }
 
 func (s *Store) keys(id string) keys {
 	base := s.opts.Prefix + "{" + id + "}:"
 	return keys{groups: base + "groups", granted: base + "granted", tasks: base + "tasks",
-		rc: base + "rc", rcz: base + "rcz", rcm: base + "rcm", parked: base + "parked"}
+		rc: base + "rc", rcz: base + "rcz", rcm: base + "rcm", parked: base + "parked", meta: base + "meta"}
 }
 
 func (k keys) all() []string {
-	return []string{k.groups, k.granted, k.tasks, k.rc, k.rcz, k.rcm, k.parked}
+	return []string{k.groups, k.granted, k.tasks, k.rc, k.rcz, k.rcm, k.parked, k.meta}
 }
 
 // Session implements toolkit.SessionStore. A session's keys are created
@@ -169,6 +175,71 @@ func (s *Store) Drop(ctx context.Context, id string) error {
 		return fmt.Errorf("drop session %q: %w", id, err)
 	}
 	return nil
+}
+
+// SetSessionMeta keeps value under key beside session id's state, with
+// the session's expiry: what a server needs to take up a session another
+// server began (an MCP session's initialisation, say).
+func (s *Store) SetSessionMeta(ctx context.Context, id, key string, value []byte) error {
+	k := s.keys(id).meta
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, k, key, value)
+		if s.opts.TTL > 0 {
+			p.PExpire(ctx, k, s.opts.TTL)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("session %q: set %s: %w", id, key, err)
+	}
+	return nil
+}
+
+// SessionMeta returns what SetSessionMeta kept under key.
+func (s *Store) SessionMeta(ctx context.Context, id, key string) ([]byte, bool, error) {
+	v, err := s.rdb.HGet(ctx, s.keys(id).meta, key).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("session %q: get %s: %w", id, key, err)
+	}
+	return v, true, nil
+}
+
+// busChannel is the pub/sub channel of the servers sharing the store.
+func (s *Store) busChannel() string { return s.opts.Prefix + "bus" }
+
+// Publish sends msg about session to every server subscribed to the
+// store's bus (Redis pub/sub: at most once, to the servers listening now).
+func (s *Store) Publish(ctx context.Context, session string, msg []byte) error {
+	if err := s.rdb.Publish(ctx, s.busChannel(), msg).Err(); err != nil {
+		return fmt.Errorf("publish for session %q: %w", session, err)
+	}
+	return nil
+}
+
+// Subscribe calls deliver with each message published on the store's
+// bus until ctx ends. The session argument is empty: the servers' message
+// names its session itself.
+func (s *Store) Subscribe(ctx context.Context, deliver func(session string, msg []byte)) error {
+	sub := s.rdb.Subscribe(ctx, s.busChannel())
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil { // the subscription's confirmation
+		return fmt.Errorf("subscribe: %w", err)
+	}
+	ch := sub.Channel()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case m, ok := <-ch:
+			if !ok {
+				return nil
+			}
+			deliver("", []byte(m.Payload))
+		}
+	}
 }
 
 type session struct {
