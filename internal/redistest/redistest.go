@@ -2,12 +2,14 @@
 package redistest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,13 +37,18 @@ func Start(t testing.TB) string {
 	ln.Close()
 	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 		"--dir", t.TempDir(), "--loglevel", "warning")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	// Its output is shown only when the test fails.
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start redis-server: %v", err)
 	}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("redis-server:\n%s", out.String())
+		}
 	})
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
@@ -59,6 +66,24 @@ func Start(t testing.TB) string {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// lockedBuffer collects a process's output.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // URL is the redis:// URL of database db at addr.

@@ -227,6 +227,7 @@ func (s *Server) listen(ctx context.Context, sdkHandler http.Handler) {
 		}
 		req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/", bytes.NewReader(m.Body))
 		req.Header = m.Header
+		s.log.Debug("a client's answer came through another server", "session", m.Session)
 		rec := httptest.NewRecorder()
 		if a != nil {
 			a.t.ServeHTTP(rec, req)
