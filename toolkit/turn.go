@@ -198,8 +198,10 @@ type Turn struct {
 	id       string
 	revision int
 	// granted are the session's granted rules, read from the store when
-	// the turn is made and at each Run.
+	// the turn is made and at each later Run; fresh says the first Run
+	// can use those NewTurn read (one store round trip less per call).
 	granted []permission.Rule
+	fresh   bool
 }
 
 // NewTurn prepares a turn for a session. Call IDs must be unique; empty
@@ -214,6 +216,7 @@ func (tk *Toolkit) NewTurn(ctx context.Context, sessionID string, calls []Call, 
 	if err := t.loadGranted(ctx); err != nil {
 		return nil, err
 	}
+	t.fresh = true
 	if t.opts.MaxParallel <= 0 {
 		t.opts.MaxParallel = 16
 	}
@@ -316,9 +319,12 @@ func (cs *callState) external() *ExternalRequest {
 // errors; they are responses (see Response.Kind).
 func (t *Turn) Run(ctx context.Context) error {
 	// Rules granted meanwhile (by another turn, another process) count.
-	if err := t.loadGranted(ctx); err != nil {
-		return err
+	if !t.fresh {
+		if err := t.loadGranted(ctx); err != nil {
+			return err
+		}
 	}
+	t.fresh = false
 	for t.cur < len(t.batches) {
 		if ctx.Err() != nil {
 			t.interruptAll()
