@@ -47,12 +47,19 @@ token: --token-file FILE holds it, clients send "Authorization: Bearer
 TOKEN". SIGINT or SIGTERM cancels running calls, killing their
 processes, before the server exits.
 
+With --store redis://HOST:PORT/DB (or store: in wasmtools.yaml),
+sessions live in Redis and several replicas behind a load balancer
+serve them with no affinity: groups, granted rules, tasks, read stamps
+and calls waiting for confirmation follow the session to any replica,
+and expire after --session-idle without use.
+
 Examples:
 
 	wasmtools serve
 	wasmtools serve --mode accept_edits --workdir ~/src/app
 	wasmtools serve --http 127.0.0.1:8080 --allow 'Bash(npm test:*)'
 	wasmtools serve --plugins ./plugins --skills ./skills
+	wasmtools serve --http 0.0.0.0:8080 --token-file token --store redis://redis:6379/0
 
 A client configuration (Claude Desktop's claude_desktop_config.json):
 
