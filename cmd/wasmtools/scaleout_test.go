@@ -25,7 +25,7 @@ import (
 // either replica.
 
 // freePort returns a loopback port nobody listens on now.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -49,7 +49,7 @@ func lookPathOrSbin(name string) (string, error) {
 }
 
 // waitListening waits until addr accepts connections.
-func waitListening(t *testing.T, addr string) {
+func waitListening(t testing.TB, addr string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -93,7 +93,7 @@ type replica struct {
 
 // startReplica starts serve on a free port of its own, in dir (shared by
 // the replicas), accepting the balancer's Host header.
-func startReplica(t *testing.T, name, dir, lbAddr string, args ...string) *replica {
+func startReplica(t testing.TB, name, dir, lbAddr string, args ...string) *replica {
 	t.Helper()
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	cmd := exec.Command(binary, append([]string{"serve", "--http", addr, "--workdir", dir, "--allow-host", lbAddr}, args...)...)
@@ -117,7 +117,7 @@ func startReplica(t *testing.T, name, dir, lbAddr string, args ...string) *repli
 
 // startBalancer runs haproxy on lbAddr, round-robin over the backends,
 // per request; a refused connection is retried on another backend.
-func startBalancer(t *testing.T, lbAddr string, backends ...*replica) {
+func startBalancer(t testing.TB, lbAddr string, backends ...*replica) {
 	t.Helper()
 	bin, err := lookPathOrSbin("haproxy")
 	if err != nil {
