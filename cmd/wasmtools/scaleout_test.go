@@ -257,6 +257,15 @@ func TestScaleOutThroughBalancer(t *testing.T) {
 		if n := lines(); n != i {
 			t.Fatalf("after %d approved runs the command ran %d times", i, n)
 		}
+		// One request more: the next call runs on the other replica, so
+		// both the replica that began the session and the one that took
+		// it up run a confirmed call.
+		hasBash()
+	}
+	for _, r := range []*replica{a, b} {
+		if !strings.Contains(r.log.String(), "sandbox: confining") {
+			t.Fatalf("replica %s ran no command: the calls did not alternate", r.name)
+		}
 	}
 	if asked.Load() != 4 {
 		t.Fatalf("%d confirmations for 4 calls asked once each", asked.Load())
