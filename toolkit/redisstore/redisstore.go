@@ -23,7 +23,9 @@
 //
 // With Options.TTL set (the session idle timeout), every key of a session
 // expires TTL after the session was last used: Store.Session refreshes
-// them, and every write sets the TTL of the keys it writes.
+// them (at most once per tenth of the TTL in each process, so a key keeps
+// at least 90% of the TTL after a use), and every write sets the TTL of
+// the keys it writes.
 //
 // # Concurrency
 //
@@ -46,6 +48,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -81,6 +84,14 @@ type Store struct {
 	opts Options
 	own  bool   // Close closes rdb
 	addr string // for String; empty for a client given to New
+
+	// refreshed is when this process last refreshed each session's
+	// expiry: Session skips the round trip when that is recent (a tenth
+	// of the TTL), so a session's keys always have 90% of their TTL left
+	// or more after a use.
+	mu        sync.Mutex
+	refreshed map[string]time.Time
+	swept     time.Time
 }
 
 // New returns a store over an existing client; Close leaves the client
@@ -92,7 +103,7 @@ func New(rdb redis.UniversalClient, opts Options) *Store {
 	if opts.Limits.Files <= 0 || opts.Limits.Bytes <= 0 {
 		opts.Limits = toolkit.DefaultReadCacheLimits
 	}
-	return &Store{rdb: rdb, opts: opts}
+	return &Store{rdb: rdb, opts: opts, refreshed: map[string]time.Time{}}
 }
 
 // Open connects to the Redis server a URL names
@@ -155,22 +166,50 @@ func (k keys) all() []string {
 // by its first write; Session refreshes their expiry (one round trip).
 func (s *Store) Session(ctx context.Context, id string) (toolkit.SessionState, error) {
 	sess := &session{st: s, id: id, k: s.keys(id)}
-	if s.opts.TTL > 0 {
+	if s.opts.TTL > 0 && s.needsRefresh(id) {
 		if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for _, key := range sess.k.all() {
 				p.PExpire(ctx, key, s.opts.TTL)
 			}
 			return nil
 		}); err != nil {
+			s.mu.Lock()
+			delete(s.refreshed, id)
+			s.mu.Unlock()
 			return nil, fmt.Errorf("refresh session %q: %w", id, err)
 		}
 	}
 	return sess, nil
 }
 
+// needsRefresh reports whether session id's expiry was not refreshed by
+// this process for a tenth of the TTL, and counts it refreshed now.
+func (s *Store) needsRefresh(id string) bool {
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now.Sub(s.swept) > s.opts.TTL {
+		// Forget sessions this process has not seen for a TTL.
+		for k, at := range s.refreshed {
+			if now.Sub(at) > s.opts.TTL {
+				delete(s.refreshed, k)
+			}
+		}
+		s.swept = now
+	}
+	if at, ok := s.refreshed[id]; ok && now.Sub(at) < s.opts.TTL/10 {
+		return false
+	}
+	s.refreshed[id] = now
+	return true
+}
+
 // Drop implements toolkit.SessionDropper: it deletes every key of the
 // session.
 func (s *Store) Drop(ctx context.Context, id string) error {
+	s.mu.Lock()
+	delete(s.refreshed, id)
+	s.mu.Unlock()
 	if err := s.rdb.Del(ctx, s.keys(id).all()...).Err(); err != nil {
 		return fmt.Errorf("drop session %q: %w", id, err)
 	}
