@@ -18,6 +18,11 @@ func (s *Server) sessionID(ss *sdk.ServerSession) string {
 	id := ss.ID()
 	if id == "" {
 		id = fmt.Sprintf("mcp-%d", s.seq.Add(1))
+		if s.shared != nil {
+			// Sessions without an MCP id (stdio) of two processes must
+			// not meet in a shared store.
+			id += "-" + s.shared.origin
+		}
 	}
 	s.sessions[ss] = id
 	go s.endWhenClosed(ss, id)
