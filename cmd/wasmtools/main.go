@@ -424,6 +424,11 @@ func (p *permFlags) config(e *env, watch bool) (wt.Config, error) {
 	if p.store != "" {
 		cfg.Store = p.store
 	}
+	if !watch {
+		// One-shot commands (list, call, check) keep their one session
+		// in memory: a shared store would carry its grants to the next run.
+		cfg.Store = ""
+	}
 	cfg.StoreTTL = p.storeTTL
 	cfg.Watch = watch && !p.noWatch
 	cfg.Logger = e.log
