@@ -213,3 +213,30 @@ func (l *lockedLog) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TestSharedStdioSessionsDoNotMeet: sessions without an MCP session id
+// (stdio) of two processes sharing a store get different ids, so one
+// client's grants and groups never reach another's.
+func TestSharedStdioSessionsDoNotMeet(t *testing.T) {
+	addr := redistest.Start(t)
+	var runs atomic.Int32
+	ctx := context.Background()
+	var ids []string
+	for range 2 {
+		srv := sharedServer(t, addr, &runs, nil)
+		st, ct := sdk.NewInMemoryTransports()
+		ss, err := srv.SDK().Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cs.Close(); _ = ss.Close() })
+		ids = append(ids, srv.sessionID(ss))
+	}
+	if ids[0] == ids[1] || ids[0] == "" {
+		t.Fatalf("two processes' stdio sessions share the id %q", ids[0])
+	}
+}
