@@ -105,6 +105,15 @@ type Config struct {
 	// accepts besides its own (used by the CLI's serve --http; Open does
 	// not read them).
 	AllowOrigins []string `yaml:"allow_origins"`
+	// Store is where sessions keep their state: "memory" (the default,
+	// when empty) or a Redis URL, redis://[:PASSWORD@]HOST:PORT/DB (or
+	// rediss:// for TLS), which several servers behind a load balancer
+	// share (see toolkit/redisstore). Toolkit.Store, when set, wins.
+	Store string `yaml:"store"`
+	// StoreTTL is how long a session's state outlives its last use in a
+	// shared store: the servers' session idle timeout. 0 means 30
+	// minutes. The CLI's serve sets it from --session-idle.
+	StoreTTL time.Duration `yaml:"-"`
 
 	// Dir is the folder relative paths are resolved against; LoadConfig
 	// sets it to the file's folder. Empty means the current directory.

@@ -20,6 +20,7 @@ import (
 	"github.com/wasmtools/wasmtools/skills"
 	"github.com/wasmtools/wasmtools/toolkit"
 	"github.com/wasmtools/wasmtools/toolkit/mcp"
+	"github.com/wasmtools/wasmtools/toolkit/redisstore"
 )
 
 // Host is a running tool host: a toolkit holding the built-in tools, the
@@ -56,6 +57,10 @@ type Host struct {
 	srvMu  sync.Mutex
 	srv    atomic.Pointer[mcp.Server]
 	srvErr error
+
+	// store is the session store Open opened from Config.Store (closed
+	// with the host); nil when the toolkit's store came from elsewhere.
+	store *redisstore.Store
 
 	closeOnce sync.Once
 	closeErr  error
@@ -110,6 +115,16 @@ func (h *Host) build(ctx context.Context, servers []mcp.ServerConfig) error {
 	opts.MaxOffloadBytes = cmp.Or(opts.MaxOffloadBytes, cfg.Limits.MaxOffloadBytes)
 	opts.OnChange = h.onChange
 	opts.NoResetTools = opts.NoResetTools || cfg.ResetTools == Off
+	if opts.Store == nil {
+		st, err := openStore(ctx, cfg)
+		if err != nil {
+			return fmt.Errorf("%sstore: %w", cfg.where(), err)
+		}
+		if st != nil {
+			h.store, opts.Store = st, st
+			h.log.Info("sessions in Redis", "store", st.String(), "ttl", cmp.Or(cfg.StoreTTL, defaultStoreTTL))
+		}
+	}
 	h.tk = toolkit.New(opts)
 	for _, g := range cfg.Groups {
 		if err := h.tk.AddGroup(toolkit.Group{Name: g.Name, Description: g.Description, Instructions: g.Instructions, Active: g.Active}); err != nil {
@@ -440,6 +455,11 @@ func (h *Host) close() error {
 			errs = append(errs, fmt.Errorf("close the plugin host: %w", err))
 		}
 	}
+	if h.store != nil {
+		if err := h.store.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close the session store: %w", err))
+		}
+	}
 	for _, c := range clients {
 		// Ending a stdio server may report how its process ended: news
 		// for the log, not a failure of Close.
@@ -448,4 +468,21 @@ func (h *Host) close() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// defaultStoreTTL is how long a session's state outlives its last use in
+// a shared store when Config.StoreTTL is 0: serve's default idle timeout.
+const defaultStoreTTL = 30 * time.Minute
+
+// openStore opens the shared session store Config.Store names; nil for
+// the in-memory default.
+func openStore(ctx context.Context, cfg *Config) (*redisstore.Store, error) {
+	switch {
+	case cfg.Store == "" || cfg.Store == "memory":
+		return nil, nil
+	case strings.HasPrefix(cfg.Store, "redis://") || strings.HasPrefix(cfg.Store, "rediss://"):
+		return redisstore.Open(ctx, cfg.Store, redisstore.Options{TTL: cmp.Or(cfg.StoreTTL, defaultStoreTTL)})
+	default:
+		return nil, fmt.Errorf("%q is not a store: use memory or redis://HOST:PORT/DB", cfg.Store)
+	}
 }

@@ -208,11 +208,14 @@ func (v *Viewer) activate(ctx context.Context, s Skill) string {
 	if group == nil {
 		return fmt.Sprintf("(This skill is bound to tool group %q, which does not exist in this host.)", s.Activates)
 	}
-	active, err := v.tk.ActiveGroups(ctx, rt.SessionID)
-	if err != nil || slices.Contains(active, group.Name) {
+	// Atomic in the store: a group another call activates meanwhile stays.
+	added, err := v.tk.ActivateGroup(ctx, rt.SessionID, group.Name)
+	if err != nil {
+		return fmt.Sprintf("(Tool group %q could not be activated: %v. Activate it with reset_tools.)", group.Name, err)
+	}
+	if !added {
 		return ""
 	}
-	rt.Session.SetActiveGroups(append(active, group.Name))
 	note := fmt.Sprintf("Tool group %q is now active: its tools are available.", group.Name)
 	if group.Instructions != "" {
 		note += "\n" + group.Instructions

@@ -79,6 +79,9 @@
 // # Sessions
 //
 // Per-session state (active groups, granted rules, the task list, the
-// read-before-write cache) lives behind [SessionStore]; calls reach it
-// through the [Runtime] in their context.
+// read-before-write cache, turns parked for an answer) lives behind
+// [SessionStore]; calls reach it through the [Runtime] in their context.
+// [MemoryStore] is the default; toolkit/redisstore shares sessions
+// between processes. Every method of the state takes a context and may
+// fail, and updates that read then write are atomic in the store.
 package toolkit

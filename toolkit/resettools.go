@@ -98,7 +98,12 @@ func (t *resetTool) Call(ctx context.Context, in Input) Stream {
 		// model has read their instructions. (Groups active by default
 		// have not been described to it yet.)
 		before := map[string]bool{}
-		if names, set := rt.Session.ActiveGroups(); set {
+		names, set, err := rt.Session.ActiveGroups(ctx)
+		if err != nil {
+			yield(nil, fmt.Errorf("read the active groups: %w", err))
+			return
+		}
+		if set {
 			for _, n := range names {
 				before[n] = true
 			}
@@ -109,7 +114,10 @@ func (t *resetTool) Call(ctx context.Context, in Input) Stream {
 			active[n] = true
 		}
 		ordered := r.inOrder(active)
-		rt.Session.SetActiveGroups(ordered)
+		if err := rt.Session.SetActiveGroups(ctx, ordered); err != nil {
+			yield(nil, fmt.Errorf("set the active groups: %w", err))
+			return
+		}
 		yield(&Chunk{
 			Content:  []Block{TextBlock(resetReply(r, ordered, before))},
 			State:    StateSuccess,

@@ -148,6 +148,10 @@ func (tk *Toolkit) ResumeTurn(ctx context.Context, snap *TurnSnapshot, opts Turn
 		return nil, fmt.Errorf("session %q: %w", snap.SessionID, err)
 	}
 	t := &Turn{tk: tk, session: s, opts: opts, id: snap.ID, revision: snap.Revision, cur: snap.NextBatch}
+	if err := t.loadGranted(ctx); err != nil {
+		return nil, fmt.Errorf("resume turn %s: %w", snap.ID, err)
+	}
+	t.fresh = true
 	if t.opts.MaxParallel <= 0 {
 		t.opts.MaxParallel = 16
 	}

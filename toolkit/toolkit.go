@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/wasmtools/wasmtools/permission"
 )
@@ -172,7 +173,13 @@ func (tk *Toolkit) Store() SessionStore { return tk.store }
 // session.
 func (tk *Toolkit) EndSession(id string) {
 	if d, ok := tk.store.(SessionDropper); ok {
-		d.Drop(id)
+		// EndSession runs when the client is gone: no caller's context
+		// is left to bound the store's work.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := d.Drop(ctx, id); err != nil {
+			tk.log.Warn("forget session", "session", id, "err", err)
+		}
+		cancel()
 	}
 	tk.offloads.endSession(id)
 }
@@ -456,31 +463,37 @@ func (r *registry) lookup(name string) *entry {
 
 // groupActive reports whether one group is active, as activeGroups
 // would, without building the set (gate 1 asks it for every call).
-func (r *registry) groupActive(s SessionState, group string) bool {
+func (r *registry) groupActive(ctx context.Context, s SessionState, group string) (bool, error) {
 	if group == BasicGroup {
-		return true
+		return true, nil
 	}
-	names, set := s.ActiveGroups()
+	names, set, err := s.ActiveGroups(ctx)
+	if err != nil {
+		return false, fmt.Errorf("active groups of session %q: %w", s.ID(), err)
+	}
 	if !set {
 		g, ok := r.groups[group]
-		return ok && g.Active
+		return ok && g.Active, nil
 	}
 	if _, ok := r.groups[group]; !ok {
-		return false
+		return false, nil
 	}
-	for _, n := range names {
-		if n == group {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(names, group), nil
 }
 
 // activeGroups returns the set of active groups of a session, basic
 // included.
-func (r *registry) activeGroups(s SessionState) map[string]bool {
+func (r *registry) activeGroups(ctx context.Context, s SessionState) (map[string]bool, error) {
+	names, set, err := s.ActiveGroups(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("active groups of session %q: %w", s.ID(), err)
+	}
+	return r.activeOf(names, set), nil
+}
+
+// activeOf is activeGroups given the session's stored groups.
+func (r *registry) activeOf(names []string, set bool) map[string]bool {
 	active := map[string]bool{BasicGroup: true}
-	names, set := s.ActiveGroups()
 	if !set {
 		for n, g := range r.groups {
 			if g.Active {
@@ -505,7 +518,11 @@ func (tk *Toolkit) ActiveGroups(ctx context.Context, sessionID string) ([]string
 		return nil, fmt.Errorf("session %q: %w", sessionID, err)
 	}
 	r := tk.reg.Load()
-	return r.inOrder(r.activeGroups(s)), nil
+	active, err := r.activeGroups(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return r.inOrder(active), nil
 }
 
 // inOrder returns the named groups in set, in the order they were added.
@@ -536,8 +553,37 @@ func (tk *Toolkit) SetActiveGroups(ctx context.Context, sessionID string, names 
 		}
 		want[n] = true
 	}
-	s.SetActiveGroups(r.inOrder(want))
+	if err := s.SetActiveGroups(ctx, r.inOrder(want)); err != nil {
+		return fmt.Errorf("set active groups of session %q: %w", sessionID, err)
+	}
 	return nil
+}
+
+// ActivateGroup makes the named group active in a session, keeping the
+// groups already active (the defaults, when the session never chose):
+// a skill bound to the group does this when read. The change is atomic
+// in the store, so two activations at once, in two processes even, both
+// stay. It reports whether the group was inactive before.
+func (tk *Toolkit) ActivateGroup(ctx context.Context, sessionID, name string) (bool, error) {
+	s, err := tk.store.Session(ctx, sessionID)
+	if err != nil {
+		return false, fmt.Errorf("session %q: %w", sessionID, err)
+	}
+	r := tk.reg.Load()
+	if _, ok := r.groups[name]; !ok {
+		return false, fmt.Errorf("activate group: no tool group %q (the groups are: %s)", name, strings.Join(r.gorder, ", "))
+	}
+	var added bool
+	err = s.UpdateActiveGroups(ctx, func(names []string, set bool) []string {
+		active := r.activeOf(names, set)
+		added = !active[name]
+		active[name] = true
+		return r.inOrder(active)
+	})
+	if err != nil {
+		return false, fmt.Errorf("activate group %q in session %q: %w", name, sessionID, err)
+	}
+	return added, nil
 }
 
 // sortedNames returns the tool names visible to a session, sorted, for

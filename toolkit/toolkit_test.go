@@ -140,11 +140,11 @@ func TestResetTools(t *testing.T) {
 	tk := groupKit(t)
 	sess, _ := tk.Store().Session(context.Background(), "s")
 	// Start from {"db"} so that failed calls can show they changed nothing.
-	sess.SetActiveGroups([]string{"db"})
+	_ = sess.SetActiveGroups(context.Background(), []string{"db"})
 	prev := []string{"db"}
 	for _, tt := range tests {
 		if tt.wantState != StateSuccess {
-			sess.SetActiveGroups(prev)
+			_ = sess.SetActiveGroups(context.Background(), prev)
 		}
 		turn := runTurn(t, tk, TurnOptions{}, Call{Name: ResetToolsName, Arguments: tt.args})
 		resp := turn.Responses()[0]
@@ -170,7 +170,7 @@ func TestResetToolsSchemaShowsActiveGroups(t *testing.T) {
 	tk := groupKit(t)
 	ctx := context.Background()
 	sess, _ := tk.Store().Session(ctx, "s")
-	sess.SetActiveGroups([]string{"web"})
+	_ = sess.SetActiveGroups(ctx, []string{"web"})
 	defs, err := tk.Definitions(ctx, "s", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -197,6 +197,11 @@ type Turn struct {
 	// id and revision identify the turn's snapshots.
 	id       string
 	revision int
+	// granted are the session's granted rules, read from the store when
+	// the turn is made and at each later Run; fresh says the first Run
+	// can use those NewTurn read (one store round trip less per call).
+	granted []permission.Rule
+	fresh   bool
 }
 
 // NewTurn prepares a turn for a session. Call IDs must be unique; empty
@@ -208,6 +213,10 @@ func (tk *Toolkit) NewTurn(ctx context.Context, sessionID string, calls []Call, 
 		return nil, fmt.Errorf("session %q: %w", sessionID, err)
 	}
 	t := &Turn{tk: tk, session: s, opts: opts}
+	if err := t.loadGranted(ctx); err != nil {
+		return nil, err
+	}
+	t.fresh = true
 	if t.opts.MaxParallel <= 0 {
 		t.opts.MaxParallel = 16
 	}
@@ -315,6 +324,13 @@ func (cs *callState) external() *ExternalRequest {
 // is the context their tools see. The model's mistakes never become
 // errors; they are responses (see Response.Kind).
 func (t *Turn) Run(ctx context.Context) error {
+	// Rules granted meanwhile (by another turn, another process) count.
+	if !t.fresh {
+		if err := t.loadGranted(ctx); err != nil {
+			return err
+		}
+	}
+	t.fresh = false
 	for t.cur < len(t.batches) {
 		if ctx.Err() != nil {
 			t.interruptAll()
@@ -485,11 +501,16 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 	r := t.tk.reg.Load()
 	e := t.resolve(r, cs.call.Name)
 	if e == nil {
-		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindUnknownTool, t.unavailableMessage(r, cs.call.Name)))
+		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindUnknownTool, t.unavailableMessage(ctx, r, cs.call.Name)))
 		return
 	}
 	if !t.opts.View.hasExternal(cs.call.Name) {
-		if !r.groupActive(t.session, e.group) {
+		active, err := r.groupActive(ctx, t.session, e.group)
+		if err != nil {
+			t.finish(cs, withErr(errorResponse(cs.call.Name, cs.call.ID, KindToolError, fmt.Sprintf("The session's state could not be read (%v); call %s again.", err, cs.call.Name)), err))
+			return
+		}
+		if !active {
 			t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindInactive, inactiveMessage(r, cs.call.Name, e.group)))
 			return
 		}
@@ -616,10 +637,11 @@ func safeValidate(v InputValidator, in Input) (err error) {
 	return v.ValidateInput(in)
 }
 
-func (t *Turn) unavailableMessage(r *registry, name string) string {
+func (t *Turn) unavailableMessage(ctx context.Context, r *registry, name string) string {
 	var active map[string]bool
 	if !t.opts.View.toolkitHidden() {
-		active = r.activeGroups(t.session)
+		// Without the session's groups, the message lists the basic tools.
+		active, _ = r.activeGroups(ctx, t.session)
 	}
 	names := r.visibleNames(active)
 	if t.opts.View != nil && t.opts.View.Mode != ViewToolkitOnly {
@@ -654,13 +676,22 @@ func (t *Turn) permissionContext() *permission.Context {
 	if base == nil {
 		base = &t.tk.opts.Permission
 	}
-	granted := t.session.GrantedRules()
-	if len(granted) == 0 {
+	if len(t.granted) == 0 {
 		return base
 	}
 	pc := base.Clone()
-	pc.Allow = append(pc.Allow, granted...)
+	pc.Allow = append(pc.Allow, t.granted...)
 	return pc
+}
+
+// loadGranted reads the session's granted rules into the turn.
+func (t *Turn) loadGranted(ctx context.Context) error {
+	granted, err := t.session.GrantedRules(ctx)
+	if err != nil {
+		return fmt.Errorf("granted rules of session %q: %w", t.session.ID(), err)
+	}
+	t.granted = granted
+	return nil
 }
 
 func (t *Turn) runtime(cs *callState) *Runtime {
@@ -747,6 +778,14 @@ func (t *Turn) Confirm(callID string, a Approval) error {
 	if cs.phase != phaseAsk {
 		return fmt.Errorf("confirm %q: %w", callID, ErrNotWaiting)
 	}
+	// Granted first: when the store fails, the turn is as it was.
+	if a.Approve && len(a.Rules) > 0 {
+		// Confirm has no caller's context; the store bounds its own wait.
+		if err := t.session.GrantRules(context.Background(), a.Rules...); err != nil {
+			return fmt.Errorf("confirm %q: grant rules: %w", callID, err)
+		}
+		t.granted = MergeRules(t.granted, a.Rules...)
+	}
 	// Calls deferred behind this one are evaluated again: with the rules
 	// just granted they may be allowed; otherwise they ask for themselves.
 	for _, other := range t.calls {
@@ -761,9 +800,6 @@ func (t *Turn) Confirm(callID string, a Approval) error {
 		}
 		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindRejected, msg))
 		return nil
-	}
-	if len(a.Rules) > 0 {
-		t.session.GrantRules(a.Rules...)
 	}
 	if a.Arguments != "" {
 		cs.call.Arguments = a.Arguments

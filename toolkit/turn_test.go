@@ -528,7 +528,7 @@ func TestSessionsAreIsolatedUnderConcurrency(t *testing.T) {
 					failures.Add(1)
 				}
 				sess, _ := tk.Store().Session(context.Background(), id)
-				sess.Tasks().Create(Task{Subject: id})
+				_, _ = sess.Tasks().Create(context.Background(), Task{Subject: id})
 			}
 		}()
 	}
@@ -538,7 +538,7 @@ func TestSessionsAreIsolatedUnderConcurrency(t *testing.T) {
 	}
 	for i := range 8 {
 		sess, _ := tk.Store().Session(context.Background(), string(rune('a'+i)))
-		tasks := sess.Tasks().List()
+		tasks, _ := sess.Tasks().List(context.Background())
 		if len(tasks) != 20 || tasks[0].ID != "1" || tasks[19].ID != "20" {
 			t.Fatalf("session %d: %d tasks", i, len(tasks))
 		}

@@ -82,7 +82,10 @@ func (tk *Toolkit) Definitions(ctx context.Context, sessionID string, view *View
 	if view.toolkitHidden() {
 		return out, nil
 	}
-	active := r.activeGroups(s)
+	active, err := r.activeGroups(ctx, s)
+	if err != nil {
+		return nil, err
+	}
 	for _, n := range r.order {
 		e := r.tools[n]
 		if !active[e.group] || seen[n] {

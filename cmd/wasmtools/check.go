@@ -249,7 +249,7 @@ func checkRequest(ctx context.Context, tk *toolkit.Toolkit, store *toolkit.Memor
 	if err != nil {
 		return errorJSON{err.Error()}
 	}
-	defer store.Drop(session)
+	defer func() { _ = store.Drop(ctx, session) }() // a memory store never fails
 	d, err := tk.Check(ctx, session, toolkit.Call{Name: req.Tool, Arguments: string(req.Input)}, toolkit.CheckOptions{Permission: pc})
 	if err != nil {
 		return errorJSON{err.Error()}

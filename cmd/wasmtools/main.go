@@ -35,6 +35,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	wt "github.com/wasmtools/wasmtools" // as wt: the tests name a function wasmtools
 	"github.com/wasmtools/wasmtools/permission"
@@ -296,6 +297,10 @@ type permFlags struct {
 	tools            []string     // --tools: the built-in tools to offer
 	toolsSet         bool         // --tools was given
 	sandboxMode      sandbox.Mode // --sandbox, or "" for the configuration's
+	// store and storeTTL are serve's --store and --session-idle: where
+	// sessions keep their state, and for how long once idle.
+	store    string
+	storeTTL time.Duration
 }
 
 func (p *permFlags) register(fs *flag.FlagSet) {
@@ -416,6 +421,15 @@ func (p *permFlags) config(e *env, watch bool) (wt.Config, error) {
 		// groups for them stay.
 		cfg.Tools.Enable, cfg.Tools.Disable = p.tools, nil
 	}
+	if p.store != "" {
+		cfg.Store = p.store
+	}
+	if !watch {
+		// One-shot commands (list, call, check) keep their one session
+		// in memory: a shared store would carry its grants to the next run.
+		cfg.Store = ""
+	}
+	cfg.StoreTTL = p.storeTTL
 	cfg.Watch = watch && !p.noWatch
 	cfg.Logger = e.log
 	cfg.Version = versionString()

@@ -47,12 +47,19 @@ token: --token-file FILE holds it, clients send "Authorization: Bearer
 TOKEN". SIGINT or SIGTERM cancels running calls, killing their
 processes, before the server exits.
 
+With --store redis://HOST:PORT/DB (or store: in wasmtools.yaml),
+sessions live in Redis and several replicas behind a load balancer
+serve them with no affinity: groups, granted rules, tasks, read stamps
+and calls waiting for confirmation follow the session to any replica,
+and expire after --session-idle without use.
+
 Examples:
 
 	wasmtools serve
 	wasmtools serve --mode accept_edits --workdir ~/src/app
 	wasmtools serve --http 127.0.0.1:8080 --allow 'Bash(npm test:*)'
 	wasmtools serve --plugins ./plugins --skills ./skills
+	wasmtools serve --http 0.0.0.0:8080 --token-file token --store redis://redis:6379/0
 
 A client configuration (Claude Desktop's claude_desktop_config.json):
 
@@ -69,12 +76,18 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fs.Var(&allowOrigins, "allow-origin", "with --http: also accept requests whose Origin header is `origin` (e.g. https://app.example.com); repeatable")
 	fs.Var(&allowHosts, "allow-host", "with --http on a loopback address: also accept the Host header `host:port`; repeatable")
 	sessionIdle := fs.Duration("session-idle", 30*time.Minute, "with --http: end a session that sent no request for this `duration` (0: never)")
+	fs.StringVar(&pf.store, "store", "", "keep session state in `store`: memory (the default) or redis://HOST:PORT/DB, shared by replicas behind a load balancer (overrides store: in the config file)")
 	pos, err := parseArgs(e, fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
 		return usageErrorf("serve takes no arguments, got %q", pos)
+	}
+	if *sessionIdle > 0 {
+		pf.storeTTL = *sessionIdle
+	} else {
+		pf.storeTTL = 7 * 24 * time.Hour // "never" idle still needs a bound in a shared store
 	}
 	h, err := pf.open(ctx, e, true, toolkit.Options{})
 	if err != nil {

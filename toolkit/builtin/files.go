@@ -156,7 +156,10 @@ func (b *fileBase) requireFreshRead(ctx context.Context, s toolkit.SessionState,
 	if err != nil {
 		return cur, err
 	}
-	seen, ok := s.ReadCache().Lookup(path)
+	seen, ok, err := s.ReadCache().Lookup(ctx, path)
+	if err != nil {
+		return cur, fmt.Errorf("cannot check when %s was last read: %w", path, err)
+	}
 	if !ok {
 		return cur, fmt.Errorf("%s has not been read in this session: read it with the Read tool first, then try again", path)
 	}

@@ -116,7 +116,9 @@ func (r *Read) read(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, erro
 	stamp := toolkit.FileStamp{ModTime: fi.ModTime, Size: fi.Size}
 	rt := toolkit.RuntimeFrom(ctx)
 	if rt != nil && rt.Session != nil {
-		rt.Session.ReadCache().Remember(path, stamp, int64(len(data)))
+		if err := rt.Session.ReadCache().Remember(ctx, path, stamp, int64(len(data))); err != nil {
+			return nil, fmt.Errorf("cannot record that %s was read (a later Edit needs it): %w", path, err)
+		}
 	}
 
 	mediaType := detectMediaType(path, data)

@@ -201,12 +201,12 @@ func (*TaskCreate) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 		}
 		// Check every linked id before creating anything: a bad id must
 		// leave the list as it was.
-		blocks, err := taskCheckLinks(list, "", "blocks", args.Blocks)
+		blocks, err := taskCheckLinks(ctx, list, "", "blocks", args.Blocks)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		blockedBy, err := taskCheckLinks(list, "", "blocked_by", args.BlockedBy)
+		blockedBy, err := taskCheckLinks(ctx, list, "", "blocked_by", args.BlockedBy)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -221,7 +221,7 @@ func (*TaskCreate) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 		if len(meta) == 0 {
 			meta = nil
 		}
-		t := list.Create(toolkit.Task{
+		t, err := list.Create(ctx, toolkit.Task{
 			Subject:     args.Subject,
 			Description: args.Description,
 			Status:      toolkit.TaskPending,
@@ -230,7 +230,11 @@ func (*TaskCreate) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 			BlockedBy:   blockedBy,
 			Metadata:    meta,
 		})
-		t, err = taskLinkBack(list, t, blocks, blockedBy)
+		if err != nil {
+			yield(nil, fmt.Errorf("the task could not be created: %w. Call TaskCreate again", err))
+			return
+		}
+		t, err = taskLinkBack(ctx, list, t, blocks, blockedBy)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -248,7 +252,7 @@ func (*TaskGet) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 			yield(nil, err)
 			return
 		}
-		t, err := taskLookup(list, in.String("task_id"))
+		t, err := taskLookup(ctx, list, in.String("task_id"))
 		if err != nil {
 			yield(nil, err)
 			return
@@ -267,7 +271,11 @@ func (*TaskList) Call(ctx context.Context, _ toolkit.Input) toolkit.Stream {
 			yield(nil, err)
 			return
 		}
-		tasks := list.List()
+		tasks, err := list.List(ctx)
+		if err != nil {
+			yield(nil, fmt.Errorf("the task list could not be read: %w. Call TaskList again", err))
+			return
+		}
 		all := make([]any, len(tasks))
 		status := make(map[string]toolkit.TaskStatus, len(tasks))
 		for i, t := range tasks {
@@ -316,7 +324,7 @@ func (*TaskUpdate) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 			yield(nil, fmt.Errorf("invalid TaskUpdate arguments: %v", err))
 			return
 		}
-		before, err := taskLookup(list, args.TaskID)
+		before, err := taskLookup(ctx, list, args.TaskID)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -324,7 +332,7 @@ func (*TaskUpdate) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 		id := before.ID
 
 		if args.Status != nil && toolkit.TaskStatus(*args.Status) == toolkit.TaskDeleted {
-			deleted, err := list.Update(id, func(t *toolkit.Task) error {
+			deleted, err := list.Update(ctx, id, func(t *toolkit.Task) error {
 				t.Status = toolkit.TaskDeleted
 				return nil
 			})
@@ -347,12 +355,12 @@ func (*TaskUpdate) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 				return
 			}
 		}
-		addBlocks, err := taskCheckLinks(list, id, "add_blocks", args.AddBlocks)
+		addBlocks, err := taskCheckLinks(ctx, list, id, "add_blocks", args.AddBlocks)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		addBlockedBy, err := taskCheckLinks(list, id, "add_blocked_by", args.AddBlockedBy)
+		addBlockedBy, err := taskCheckLinks(ctx, list, id, "add_blocked_by", args.AddBlockedBy)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -363,7 +371,7 @@ func (*TaskUpdate) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 			return
 		}
 
-		after, err := list.Update(id, func(t *toolkit.Task) error {
+		after, err := list.Update(ctx, id, func(t *toolkit.Task) error {
 			if args.Subject != nil {
 				t.Subject = *args.Subject
 			}
@@ -397,7 +405,7 @@ func (*TaskUpdate) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 			yield(nil, taskNotFound(id, err))
 			return
 		}
-		after, err = taskLinkBack(list, after, addBlocks, addBlockedBy)
+		after, err = taskLinkBack(ctx, list, after, addBlocks, addBlockedBy)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -429,9 +437,9 @@ func sessionTasks(ctx context.Context, tool string) (toolkit.TaskList, error) {
 }
 
 // taskLookup returns a task, or an error naming the id and the way out.
-func taskLookup(list toolkit.TaskList, id string) (toolkit.Task, error) {
+func taskLookup(ctx context.Context, list toolkit.TaskList, id string) (toolkit.Task, error) {
 	id = strings.TrimPrefix(strings.TrimSpace(id), "#")
-	t, err := list.Get(id)
+	t, err := list.Get(ctx, id)
 	if err != nil {
 		return toolkit.Task{}, taskNotFound(id, err)
 	}
@@ -448,14 +456,14 @@ func taskNotFound(id string, err error) error {
 // taskCheckLinks checks that every id of a links field names an existing
 // task other than self, and returns the ids without duplicates (and
 // without a leading #, which models copy from TaskList's output).
-func taskCheckLinks(list toolkit.TaskList, self, field string, ids []string) ([]string, error) {
+func taskCheckLinks(ctx context.Context, list toolkit.TaskList, self, field string, ids []string) ([]string, error) {
 	var out []string
 	for _, raw := range ids {
 		id := strings.TrimPrefix(strings.TrimSpace(raw), "#")
 		if self != "" && id == self {
 			return nil, fmt.Errorf("%s: task #%s cannot be linked to itself. Nothing was changed", field, id)
 		}
-		if _, err := list.Get(id); err != nil {
+		if _, err := list.Get(ctx, id); err != nil {
 			if errors.Is(err, toolkit.ErrNoTask) {
 				return nil, fmt.Errorf("%s: task %q does not exist. Call TaskList to see the ids of the existing tasks. Nothing was changed", field, raw)
 			}
@@ -484,10 +492,10 @@ func taskCheckNoContradiction(blocks, blockedBy []string) error {
 // a time, so a linked task deleted in between (by a concurrent call of the
 // same session) cannot be linked: the link is then taken off t as well,
 // keeping both sides consistent.
-func taskLinkBack(list toolkit.TaskList, t toolkit.Task, blocks, blockedBy []string) (toolkit.Task, error) {
+func taskLinkBack(ctx context.Context, list toolkit.TaskList, t toolkit.Task, blocks, blockedBy []string) (toolkit.Task, error) {
 	var gone []string
 	for _, other := range blocks {
-		if _, err := list.Update(other, func(o *toolkit.Task) error {
+		if _, err := list.Update(ctx, other, func(o *toolkit.Task) error {
 			o.BlockedBy = taskUnion(o.BlockedBy, []string{t.ID})
 			return nil
 		}); err != nil {
@@ -495,7 +503,7 @@ func taskLinkBack(list toolkit.TaskList, t toolkit.Task, blocks, blockedBy []str
 		}
 	}
 	for _, other := range blockedBy {
-		if _, err := list.Update(other, func(o *toolkit.Task) error {
+		if _, err := list.Update(ctx, other, func(o *toolkit.Task) error {
 			o.Blocks = taskUnion(o.Blocks, []string{t.ID})
 			return nil
 		}); err != nil {
@@ -505,7 +513,7 @@ func taskLinkBack(list toolkit.TaskList, t toolkit.Task, blocks, blockedBy []str
 	if len(gone) == 0 {
 		return t, nil
 	}
-	fixed, err := list.Update(t.ID, func(self *toolkit.Task) error {
+	fixed, err := list.Update(ctx, t.ID, func(self *toolkit.Task) error {
 		drop := func(s string) bool { return slices.Contains(gone, s) }
 		self.Blocks = slices.DeleteFunc(self.Blocks, drop)
 		self.BlockedBy = slices.DeleteFunc(self.BlockedBy, drop)

@@ -39,10 +39,20 @@ func sessionList(t *testing.T, tk *toolkit.Toolkit, session string) toolkit.Task
 	return s.Tasks()
 }
 
+// mustList returns the tasks of l.
+func mustList(t *testing.T, l toolkit.TaskList) []toolkit.Task {
+	t.Helper()
+	tasks, err := l.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tasks
+}
+
 // links returns a task's blocks and blocked_by, for comparisons.
 func links(t *testing.T, l toolkit.TaskList, id string) (blocks, blockedBy []string) {
 	t.Helper()
-	task, err := l.Get(id)
+	task, err := l.Get(context.Background(), id)
 	if err != nil {
 		t.Fatalf("task %s: %v", id, err)
 	}
@@ -173,7 +183,7 @@ func TestTaskLifecycle(t *testing.T) {
 				if blocks, _ := links(t, list, "1"); !slices.Equal(blocks, []string{"2"}) {
 					t.Errorf("task 1 blocks %v, want [2]: both sides of a link", blocks)
 				}
-				task, _ := list.Get("2")
+				task, _ := list.Get(context.Background(), "2")
 				if task.Owner != "bob" || fmt.Sprint(task.Metadata) != "map[prio:2]" {
 					t.Errorf("task 2: %+v", task)
 				}
@@ -202,7 +212,7 @@ func TestTaskLifecycle(t *testing.T) {
 		{name: "metadata: deleting the last key", tool: "TaskUpdate", args: `{"task_id":"2","metadata":{"area":null}}`,
 			state: toolkit.StateSuccess,
 			check: func(t *testing.T, r *toolkit.Response) {
-				if task, _ := list.Get("2"); task.Metadata != nil {
+				if task, _ := list.Get(context.Background(), "2"); task.Metadata != nil {
 					t.Errorf("metadata %v, want none", task.Metadata)
 				}
 			}},
@@ -216,7 +226,7 @@ func TestTaskLifecycle(t *testing.T) {
 				if r.Metadata["deleted"] != true {
 					t.Errorf("metadata %v", r.Metadata)
 				}
-				if _, err := list.Get("1"); err == nil {
+				if _, err := list.Get(context.Background(), "1"); err == nil {
 					t.Error("task 1 still exists")
 				}
 				if _, blockedBy := links(t, list, "2"); len(blockedBy) != 0 {
@@ -288,7 +298,7 @@ func TestTaskLinks(t *testing.T) {
 		if tt.name == "reverse of an existing link" {
 			toolkittest.Call(t, tk, "s", "TaskUpdate", `{"task_id":"1","add_blocks":["2"]}`)
 		}
-		before := list.List()
+		before := mustList(t, list)
 		r := toolkittest.Call(t, tk, "s", tt.tool, tt.args)
 		if tt.ok != (r.State == toolkit.StateSuccess) {
 			t.Errorf("%s: state %s: %s", tt.name, r.State, r.Text())
@@ -298,7 +308,7 @@ func TestTaskLinks(t *testing.T) {
 			if !strings.Contains(r.Text(), tt.text) || !strings.Contains(r.Text(), "Nothing was changed") {
 				t.Errorf("%s: %q lacks %q and \"Nothing was changed\"", tt.name, r.Text(), tt.text)
 			}
-			if after := list.List(); !reflect.DeepEqual(before, after) {
+			if after := mustList(t, list); !reflect.DeepEqual(before, after) {
 				t.Errorf("%s: the list changed:\n%+v\n%+v", tt.name, before, after)
 			}
 			continue
@@ -336,7 +346,7 @@ func TestTaskSchemaViolations(t *testing.T) {
 			t.Errorf("%s %s: %s %q, want a schema error naming %q", tt.tool, tt.args, r.State, r.Text(), tt.text)
 		}
 	}
-	if task, _ := sessionList(t, tk, "s").Get("1"); task.Status != toolkit.TaskPending {
+	if task, _ := sessionList(t, tk, "s").Get(context.Background(), "1"); task.Status != toolkit.TaskPending {
 		t.Errorf("a rejected call changed the task: %+v", task)
 	}
 }
@@ -417,7 +427,7 @@ func TestTaskConcurrentTurns(t *testing.T) {
 	}
 	wg.Wait()
 	list := sessionList(t, tk, "s")
-	tasks := list.List()
+	tasks := mustList(t, list)
 	ids := map[string]bool{}
 	for _, task := range tasks {
 		ids[task.ID] = true
@@ -455,11 +465,11 @@ type racyList struct {
 	victim string
 }
 
-func (l racyList) Update(id string, change func(*toolkit.Task) error) (toolkit.Task, error) {
+func (l racyList) Update(ctx context.Context, id string, change func(*toolkit.Task) error) (toolkit.Task, error) {
 	if id == l.victim {
-		_, _ = l.TaskList.Update(id, func(t *toolkit.Task) error { t.Status = toolkit.TaskDeleted; return nil })
+		_, _ = l.TaskList.Update(ctx, id, func(t *toolkit.Task) error { t.Status = toolkit.TaskDeleted; return nil })
 	}
-	return l.TaskList.Update(id, change)
+	return l.TaskList.Update(ctx, id, change)
 }
 
 // TestTaskLinkToTaskDeletedMeanwhile: when the other side of a new link
@@ -482,7 +492,7 @@ func TestTaskLinkToTaskDeletedMeanwhile(t *testing.T) {
 		if r.State != toolkit.StateError || !strings.Contains(r.Text(), "deleted meanwhile") {
 			t.Errorf("%s: %s %q", tt.tool, r.State, r.Text())
 		}
-		for _, task := range sessionList(t, tk, "s").List() {
+		for _, task := range mustList(t, sessionList(t, tk, "s")) {
 			if slices.Contains(task.Blocks, "2") || slices.Contains(task.BlockedBy, "2") {
 				t.Errorf("%s: task %s still links to the deleted task: %+v", tt.tool, task.ID, task)
 			}

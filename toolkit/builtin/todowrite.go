@@ -153,7 +153,7 @@ func (*TodoWrite) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 			return
 		}
 		var removed []string
-		tasks, err := list.Replace(func(current []toolkit.Task) ([]toolkit.Task, error) {
+		tasks, err := list.Replace(ctx, func(current []toolkit.Task) ([]toolkit.Task, error) {
 			removed = nil
 			next, kept := todoTasks(current, todos)
 			for _, t := range current {

@@ -88,7 +88,7 @@ func TestTodoWrite(t *testing.T) {
 			}
 		}
 	}
-	if tasks := list.List(); len(tasks) != 1 || tasks[0].Metadata != nil {
+	if tasks := mustList(t, list); len(tasks) != 1 || tasks[0].Metadata != nil {
 		t.Errorf("a todo without activeForm: %+v, want no metadata", tasks)
 	}
 }
@@ -166,7 +166,7 @@ func TestTodoWritePermissions(t *testing.T) {
 			if r.State != toolkit.StateDenied {
 				t.Errorf("denied call ran: %s %q", r.State, r.Text())
 			}
-			if tasks := sessionList(t, tk, "s").List(); len(tasks) != 0 {
+			if tasks := mustList(t, sessionList(t, tk, "s")); len(tasks) != 0 {
 				t.Errorf("a denied call wrote the list: %+v", tasks)
 			}
 		}
@@ -178,7 +178,7 @@ func TestTodoWritePermissions(t *testing.T) {
 func TestTodoWriteDirectCall(t *testing.T) {
 	store := toolkit.NewMemoryStore()
 	sess, _ := store.Session(context.Background(), "s")
-	sess.Tasks().Create(toolkit.Task{Subject: "keep me"})
+	_, _ = sess.Tasks().Create(context.Background(), toolkit.Task{Subject: "keep me"})
 	ctx := toolkit.WithRuntime(context.Background(), &toolkit.Runtime{SessionID: "s", Session: sess})
 	for _, in := range []toolkit.Input{
 		{"todos": []any{map[string]any{"content": "A", "status": "in_progress"}, map[string]any{"content": "B", "status": "in_progress"}}},
@@ -195,7 +195,7 @@ func TestTodoWriteDirectCall(t *testing.T) {
 			t.Errorf("%v: error %v", in, gotErr)
 		}
 	}
-	if tasks := sess.Tasks().List(); len(tasks) != 1 || tasks[0].Subject != "keep me" {
+	if tasks := mustList(t, sess.Tasks()); len(tasks) != 1 || tasks[0].Subject != "keep me" {
 		t.Errorf("list after refused calls: %+v", tasks)
 	}
 }

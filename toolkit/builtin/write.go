@@ -104,7 +104,9 @@ func (w *Write) write(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, er
 	// Our own write is a version the session has seen: the next Edit needs
 	// no new Read.
 	if st, err := w.stamp(ctx, path); err == nil {
-		s.ReadCache().Remember(path, st, int64(len(content)))
+		// The file is written either way; a failed Remember only costs
+		// the next Edit a Read.
+		_ = s.ReadCache().Remember(ctx, path, st, int64(len(content)))
 	}
 	verb := "Updated"
 	if created {
@@ -230,7 +232,9 @@ func (e *Edit) edit(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, erro
 		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	if st, err := e.stamp(ctx, path); err == nil {
-		s.ReadCache().Remember(path, st, int64(len(updated)))
+		// The file is written either way; a failed Remember only costs
+		// the next Edit a Read.
+		_ = s.ReadCache().Remember(ctx, path, st, int64(len(updated)))
 	}
 	replaced := 1
 	if replaceAll {

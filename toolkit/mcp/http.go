@@ -2,11 +2,13 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -14,16 +16,52 @@ import (
 // HTTPHandler is the streamable HTTP handler for the server: the SDK's,
 // and a client's DELETE of its session cancels the session's running
 // calls at once (the SDK ends the session only when they return).
+//
+// With ServerOptions.SharedSessions, any server sharing the store serves
+// any session: a request for a session begun elsewhere takes it up here
+// (see SessionMetaStore), and a client's answers to server-to-client
+// requests are passed to the other servers too (see SessionBus).
 func (s *Server) HTTPHandler(opts *sdk.StreamableHTTPOptions) http.Handler {
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, opts)
+	var idle time.Duration
+	if opts != nil {
+		idle = opts.SessionTimeout
+	}
+	if s.shared != nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		s.mu.Lock()
+		s.stopShared = append(s.stopShared, cancel)
+		s.mu.Unlock()
+		go s.listen(ctx, h)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodDelete {
-			if id := r.Header.Get("Mcp-Session-Id"); id != "" {
-				s.cancelCalls(id)
+		id := r.Header.Get("Mcp-Session-Id")
+		if r.Method == http.MethodDelete && id != "" {
+			s.cancelCalls(id)
+			if s.shared != nil {
+				// The client is done with the session on every server.
+				defer s.tk.EndSession(id)
+			}
+		}
+		var serve http.Handler = h
+		if s.shared != nil && id != "" {
+			a, err := s.adopt(r.Context(), id, idle)
+			if err != nil {
+				s.log.Warn("cannot take up a session", "session", id, "err", err)
+				http.Error(w, "the session cannot be served here: "+err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+			if a != nil {
+				if r.Method == http.MethodDelete {
+					_ = a.ss.Close()
+					w.WriteHeader(http.StatusNoContent)
+					return
+				}
+				serve = a.t
 			}
 		}
 		if r.Method != http.MethodPost || r.Body == nil {
-			h.ServeHTTP(w, r)
+			serve.ServeHTTP(w, r)
 			return
 		}
 		// An unknown method gets the JSON-RPC answer (-32601), as over
@@ -35,8 +73,12 @@ func (s *Server) HTTPHandler(opts *sdk.StreamableHTTPOptions) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		if s.shared != nil && id != "" && onlyResponses(body) {
+			// The request answered may wait on another server.
+			s.forward(r.Context(), r, id, body)
+		}
 		rw := &methodNotFoundWriter{ResponseWriter: w, body: body}
-		h.ServeHTTP(rw, r)
+		serve.ServeHTTP(rw, r)
 		rw.finish()
 	})
 }

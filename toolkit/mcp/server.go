@@ -34,6 +34,12 @@ type ServerOptions struct {
 	// Logger receives the server's logs; nil means slog.Default(). It must
 	// not write to standard output when serving over stdio.
 	Logger *slog.Logger
+	// SharedSessions says that the toolkit's store is shared with other
+	// servers (replicas behind a load balancer): a session that ends here
+	// (idle here, this server shutting down, a lost connection) goes on
+	// elsewhere, so its state stays in the store, where it expires when
+	// idle; only a client's DELETE of its session forgets it.
+	SharedSessions bool
 }
 
 // Server serves a toolkit over MCP.
@@ -51,6 +57,10 @@ type Server struct {
 	pending  map[string]*pending // calls waiting for confirmation, by request state
 	seq      atomic.Uint64
 	tools    map[string]bool // names currently registered with the SDK server
+	// shared is set with ServerOptions.SharedSessions; stopShared ends
+	// the HTTP handlers' bus listeners.
+	shared     *shared
+	stopShared []context.CancelFunc
 }
 
 // NewServer returns a server for tk. Tools are offered as the toolkit
@@ -72,6 +82,10 @@ func NewServer(tk *toolkit.Toolkit, opts ServerOptions) *Server {
 		Logger:       s.log,
 	})
 	s.sdk.AddReceivingMiddleware(s.sessionToolList, s.instructions)
+	if opts.SharedSessions {
+		s.shared = newShared()
+		s.sdk.AddReceivingMiddleware(s.recordInit)
+	}
 	s.sdk.AddSendingMiddleware(s.onlyChangedSessions)
 	return s
 }
@@ -286,7 +300,10 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	var turn *toolkit.Turn
 	var prog *progress
 	if state := req.Params.RequestState; state != "" {
-		p := s.takePending(state, sid)
+		p, err := s.takePending(ctx, state, sid)
+		if err != nil {
+			return nil, err
+		}
 		if p == nil {
 			return errorResult("This approval is unknown or has expired; call the tool again."), nil
 		}
@@ -333,7 +350,10 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 				}
 				continue
 			}
-			token := s.putPending(sid, out.Call.ID, turn, out.Confirmation.Decision, prog)
+			token, err := s.putPending(ctx, sid, out.Call.ID, turn, out.Confirmation.Decision, nil, prog)
+			if err != nil {
+				return nil, err
+			}
 			return &sdk.CallToolResult{
 				InputRequests: sdk.InputRequestMap{confirmInputID: elicitation(out.Confirmation)},
 				RequestState:  token,
@@ -343,10 +363,10 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 			if out.Call.Name != builtin.AskUserName || err != nil || !canElicit(req.Session) {
 				return errorResult(fmt.Sprintf("%s needs the user, and this MCP client cannot ask them (it does not support elicitation).", out.Call.Name)), nil
 			}
-			token := s.putPending(sid, out.Call.ID, turn, permission.Decision{}, prog)
-			s.mu.Lock()
-			s.pending[token].external = questions
-			s.mu.Unlock()
+			token, err := s.putPending(ctx, sid, out.Call.ID, turn, permission.Decision{}, questions, prog)
+			if err != nil {
+				return nil, err
+			}
 			return &sdk.CallToolResult{
 				InputRequests: sdk.InputRequestMap{askInputID: askElicitation(questions)},
 				RequestState:  token,
@@ -432,10 +452,34 @@ func answerFrom(res *sdk.ElicitResult, questions []builtin.AskUserQuestion) *too
 	return builtin.AskUserAnswer(answers)
 }
 
-func (s *Server) putPending(session, callID string, turn *toolkit.Turn, d permission.Decision, prog *progress) string {
+// parkedCall is the record of a call waiting for its answer, parked in
+// the session's store: the answer may come back through any server that
+// shares the store, and only one of them can claim it.
+type parkedCall struct {
+	CallID   string                    `json:"call_id"`
+	Decision permission.Decision       `json:"decision"`
+	External []builtin.AskUserQuestion `json:"external,omitempty"`
+	Turn     *toolkit.TurnSnapshot     `json:"turn"`
+}
+
+// putPending parks a waiting call: its record in the session's store,
+// and the live turn here, so that an answer reaching this server goes on
+// with it (its progress reporting included) without a resume.
+func (s *Server) putPending(ctx context.Context, session, callID string, turn *toolkit.Turn, d permission.Decision, external []builtin.AskUserQuestion, prog *progress) (string, error) {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	token := hex.EncodeToString(b[:])
+	record, err := json.Marshal(parkedCall{CallID: callID, Decision: d, External: external, Turn: turn.Snapshot()})
+	if err != nil {
+		return "", fmt.Errorf("park call %s: %w", callID, err)
+	}
+	st, err := s.tk.Store().Session(ctx, session)
+	if err != nil {
+		return "", fmt.Errorf("park call %s: %w", callID, err)
+	}
+	if err := st.Parked().Park(ctx, token, record, pendingTTL); err != nil {
+		return "", fmt.Errorf("park call %s: %w", callID, err)
+	}
 	now := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -444,21 +488,45 @@ func (s *Server) putPending(session, callID string, turn *toolkit.Turn, d permis
 			delete(s.pending, k)
 		}
 	}
-	s.pending[token] = &pending{session: session, callID: callID, turn: turn, decision: d, expires: now.Add(pendingTTL), progress: prog}
-	return token
+	s.pending[token] = &pending{session: session, callID: callID, turn: turn, decision: d, external: external, expires: now.Add(pendingTTL), progress: prog}
+	return token, nil
 }
 
-// takePending removes and returns the call a request state names, if it
-// belongs to this session and has not expired.
-func (s *Server) takePending(token, session string) *pending {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.pending[token]
-	if p == nil || p.session != session || time.Now().After(p.expires) {
-		return nil
+// takePending claims the call a request state names in the session's
+// store, so that it goes on at most once whichever server the answer
+// reaches; nil when it is unknown, expired or claimed already. The live
+// turn is used when the call was parked here, else the turn resumes from
+// its snapshot.
+func (s *Server) takePending(ctx context.Context, token, session string) (*pending, error) {
+	st, err := s.tk.Store().Session(ctx, session)
+	if err != nil {
+		return nil, fmt.Errorf("find the waiting call: %w", err)
 	}
+	record, ok, err := st.Parked().Claim(ctx, token)
+	if err != nil {
+		return nil, fmt.Errorf("find the waiting call: %w", err)
+	}
+	s.mu.Lock()
+	p := s.pending[token]
 	delete(s.pending, token)
-	return p
+	s.mu.Unlock()
+	if !ok {
+		return nil, nil
+	}
+	if p != nil && p.session == session {
+		return p, nil
+	}
+	var rec parkedCall
+	if err := json.Unmarshal(record, &rec); err != nil || rec.Turn == nil {
+		return nil, fmt.Errorf("the waiting call's record is damaged: %v", err)
+	}
+	prog := &progress{}
+	turn, err := s.tk.ResumeTurn(ctx, rec.Turn, toolkit.TurnOptions{Accept: acceptedMedia, OnEvent: prog.event})
+	if err != nil {
+		return nil, fmt.Errorf("resume the waiting call: %w", err)
+	}
+	s.log.Debug("resumed a call parked by another server", "session", session, "call", rec.CallID)
+	return &pending{session: session, callID: rec.CallID, turn: turn, decision: rec.Decision, external: rec.External, progress: prog}, nil
 }
 
 // elicitation asks the user about a call: run it once, always (granting

@@ -18,6 +18,11 @@ func (s *Server) sessionID(ss *sdk.ServerSession) string {
 	id := ss.ID()
 	if id == "" {
 		id = fmt.Sprintf("mcp-%d", s.seq.Add(1))
+		if s.shared != nil {
+			// Sessions without an MCP id (stdio) of two processes must
+			// not meet in a shared store.
+			id += "-" + s.shared.origin
+		}
 	}
 	s.sessions[ss] = id
 	go s.endWhenClosed(ss, id)
@@ -42,7 +47,9 @@ func (s *Server) endWhenClosed(ss *sdk.ServerSession, id string) {
 		}
 	}
 	s.mu.Unlock()
-	s.tk.EndSession(id)
+	if !s.opts.SharedSessions {
+		s.tk.EndSession(id)
+	}
 	s.log.Debug("MCP session ended", "session", id)
 }
 
@@ -90,6 +97,10 @@ func (s *Server) Shutdown(timeout time.Duration) {
 		rc.cancel()
 	}
 	s.running = nil
+	for _, stop := range s.stopShared {
+		stop()
+	}
+	s.stopShared = nil
 	s.mu.Unlock()
 	done := make(chan struct{})
 	go func() { s.calls.Wait(); close(done) }()
