@@ -59,13 +59,20 @@ type codeSource struct {
 // and compiles wasm in it, instrumenting it first when p is
 // interruptible. On failure nothing is left open.
 func (p *Plugin) compile(ctx context.Context, wasm []byte) (*compiledCode, error) {
-	bin := wasm
+	var bin []byte
 	if p.interruptible {
 		ins, err := wasmbin.Instrument(wasm)
 		if err != nil {
 			return nil, fmt.Errorf("plugin %s: %w", p.Name, err)
 		}
 		bin = ins.Wasm
+	} else {
+		// Run as it is, but with its tables capped (Instrument caps them
+		// too): wazero grows a table outside the memory limit.
+		var err error
+		if bin, err = wasmbin.CapTables(wasm); err != nil {
+			return nil, fmt.Errorf("plugin %s: not a valid WebAssembly module: %w", p.Name, err)
+		}
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCompilationCache(p.host.cache).
@@ -93,6 +100,11 @@ func (p *Plugin) acquireCode(ctx context.Context) (*compiledCode, error) {
 	p.codeMu.Lock()
 	defer p.codeMu.Unlock()
 	if p.code == nil {
+		// A call admitted before Close gave up waiting for it must not
+		// bring the code back for good.
+		if p.closed.Load() {
+			return nil, fmt.Errorf("plugin %s was removed or closed", p.Name)
+		}
 		wasm := p.src.wasm
 		if wasm == nil {
 			b, err := os.ReadFile(p.src.file)

@@ -125,7 +125,13 @@ func (p *Plugin) newInstance(ctx context.Context, c *compiledCode) (*instance, e
 			phase = "its start function"
 		}
 		stack := make([]uint64, max(len(fn.Definition().ParamTypes()), len(fn.Definition().ResultTypes())))
-		if _, err := inst.run(kctx, fn, stack); err != nil {
+		interrupted, err := inst.run(kctx, fn, stack)
+		if err == nil && interrupted {
+			// It returned as its timeout struck: its flag is set, or
+			// about to be, and its next call would trap at random.
+			err = stopError(kctx)
+		}
+		if err != nil {
 			inst.close()
 			return nil, fmt.Errorf("plugin %s: %s failed: %w", p.Name, phase, p.startError(ctx, phase, err))
 		}

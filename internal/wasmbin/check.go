@@ -22,8 +22,14 @@ func checkSection(id byte, body []byte) error {
 	var err error
 	switch id {
 	case secCustom:
-		_, err = r.name()
-		return err
+		name, err := r.name()
+		if err != nil || name != "name" {
+			return err
+		}
+		if err := checkNames(r); err != nil {
+			return fmt.Errorf("the name section: %w", err)
+		}
+		return nil
 	case secStart:
 		_, err = r.u32()
 	case secDataCount:
@@ -211,4 +217,57 @@ func skipData(r *reader) error {
 	}
 	_, err = r.bytes(uint64(n))
 	return err
+}
+
+// checkNames reads the subsections of a name section, the one custom
+// section wazero decodes, which it sizes by claimed counts and lengths:
+// each known subsection must hold exactly its declared size.
+func checkNames(r *reader) error {
+	for !r.done() {
+		id, err := r.byte()
+		if err != nil {
+			return err
+		}
+		size, err := r.u32()
+		if err != nil {
+			return err
+		}
+		body, err := r.bytes(uint64(size))
+		if err != nil {
+			return fmt.Errorf("subsection %d: %w", id, err)
+		}
+		sr := &reader{b: body}
+		name := func() error { _, err := sr.name(); return err }
+		index := func() error { _, err := sr.u32(); return err }
+		nameMap := func() error {
+			return vector(sr, func() error {
+				if err := index(); err != nil {
+					return err
+				}
+				return name()
+			})
+		}
+		switch id {
+		case 0: // the module's name
+			err = name()
+		case 1: // functions' names
+			err = nameMap()
+		case 2: // locals' names, per function
+			err = vector(sr, func() error {
+				if err := index(); err != nil {
+					return err
+				}
+				return nameMap()
+			})
+		default: // skipped by size
+			continue
+		}
+		if err == nil && !sr.done() {
+			err = fmt.Errorf("%d bytes after its content", len(body)-sr.pos)
+		}
+		if err != nil {
+			return fmt.Errorf("subsection %d: %w", id, err)
+		}
+	}
+	return nil
 }

@@ -22,8 +22,9 @@ const (
 type Instrumented struct {
 	// Wasm is the rewritten binary.
 	Wasm []byte
-	// Checks counts the checks added: one per loop, and one per function
-	// body that does not start with a loop.
+	// Checks counts the checks added: one per loop, one per bulk memory
+	// or table instruction, and one per function body that does not
+	// start with a loop.
 	Checks int
 	// Start reports that the module had a start function, now exported
 	// as StartExport.
@@ -195,6 +196,12 @@ func Instrument(wasm []byte) (*Instrumented, error) {
 			}
 			in.Checks = checks
 			out = appendSection(out, s.id, body)
+		case secTable:
+			body, err := capTableSection(s.body)
+			if err != nil {
+				return nil, err
+			}
+			out = appendSection(out, s.id, body)
 		case secTag:
 			return nil, fmt.Errorf("the module uses exception handling (a tag section), beyond WebAssembly 2.0")
 		default:
@@ -225,20 +232,27 @@ func appendSection(out []byte, id byte, body []byte) []byte {
 // runtime.
 //
 // The Go runtime cannot stop a goroutine while it runs compiled Wasm: a
-// guest that never leaves its machine code would hold up every
+// guest that never left its machine code would hold up every
 // stop-the-world phase of the garbage collector, and with it the whole
 // process, including the timer that is to interrupt it. So each check
 // counts down a budget, and when it runs out the guest grows its memory
 // by zero pages, which wazero does in Go, where the runtime can pause the
-// goroutine; then it refills the budget and reads the interrupt flag. A
-// check is then a few instructions, and the flag is read, and the runtime
-// let in, every Budget loop iterations or calls.
-const Budget = 1 << 14
+// goroutine; then it refills the budget. Every check also reads the
+// interrupt flag, so that a guest stops within one loop iteration or call
+// of the flag being set.
+const Budget = 1 << 12
+
+// BulkCost is what a bulk memory or table instruction (fill, copy, init)
+// takes from the budget, checked before it runs: such an instruction may
+// cover the whole memory in one go, in machine code the Go runtime
+// cannot interrupt, so a few of them make a visit to Go due.
+const BulkCost = Budget / 16
 
 // instrumentCode rewrites the bodies of a code section, adding a check at
-// the entry of each and after the block type of each loop.
+// the entry of each, after the block type of each loop and before each
+// bulk instruction.
 func instrumentCode(code []byte, budget, flag uint32) ([]byte, int, error) {
-	check := checkCode(budget, flag)
+	checks := [2][]byte{checkCode(budget, flag, 1), checkCode(budget, flag, BulkCost)}
 
 	r := &reader{b: code}
 	n, err := r.u32()
@@ -247,7 +261,7 @@ func instrumentCode(code []byte, budget, flag uint32) ([]byte, int, error) {
 	}
 	out := make([]byte, 0, len(code)+len(code)/8)
 	out = appendU32(out, n)
-	checks := 0
+	total := 0
 	var body []byte
 	for i := uint32(0); i < n; i++ {
 		size, err := r.u32()
@@ -258,55 +272,68 @@ func instrumentCode(code []byte, budget, flag uint32) ([]byte, int, error) {
 		if err != nil {
 			return nil, 0, fmt.Errorf("body %d: %w", i, err)
 		}
-		body, err = instrumentBody(body[:0], src, check, budget)
+		var added int
+		body, added, err = instrumentBody(body[:0], src, checks, budget)
 		if err != nil {
 			return nil, 0, fmt.Errorf("body %d: %w", i, err)
 		}
-		checks += (len(body) - len(src)) / len(check)
+		total += added
 		out = appendU32(out, uint32(len(body)))
 		out = append(out, body...)
 	}
 	if !r.done() {
 		return nil, 0, fmt.Errorf("%d bytes after the last body", len(code)-r.pos)
 	}
-	return out, checks, nil
+	return out, total, nil
 }
 
-// instrumentBody appends to out the function body src with check inserted
-// after its local declarations (unless a loop comes first) and after the
-// block type of every loop.
+// instrumentBody appends to out the function body src with checks[0]
+// inserted after its local declarations (unless a loop comes first) and
+// after the block type of every loop, and checks[1] before every bulk
+// instruction; it returns how many it inserted.
 //
 // globals is the number of globals the module has: an instruction naming
 // a global beyond them (the added ones, which such a module would reach
 // once instrumented) is refused, or a guest could clear the interrupt
 // flag or refill its budget.
-func instrumentBody(out, src, check []byte, globals uint32) ([]byte, error) {
-	var loops []int
-	start, err := walkBody(src, globals, func(at int) { loops = append(loops, at) })
+func instrumentBody(out, src []byte, checks [2][]byte, globals uint32) ([]byte, int, error) {
+	type insertion struct {
+		at   int
+		bulk bool
+	}
+	var ins []insertion
+	start, err := walkBody(src, globals, func(at int, bulk bool) { ins = append(ins, insertion{at, bulk}) })
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	out = append(out, src[:start]...)
+	added := len(ins)
 	// A body that starts with a loop gets its entry check from the loop's
 	// (compilers such as Go's start every function with one).
 	if start >= len(src) || src[start] != 0x03 {
-		out = append(out, check...)
+		out = append(out, checks[0]...)
+		added++
 	}
 	copied := start
-	for _, at := range loops {
-		out = append(out, src[copied:at]...)
-		out = append(out, check...)
-		copied = at
+	for _, in := range ins {
+		out = append(out, src[copied:in.at]...)
+		if in.bulk {
+			out = append(out, checks[1]...)
+		} else {
+			out = append(out, checks[0]...)
+		}
+		copied = in.at
 	}
-	return append(out, src[copied:]...), nil
+	return append(out, src[copied:]...), added, nil
 }
 
 // walkBody reads a function body: its local declarations, at most
 // MaxLocals locals, then its instructions, each of which must be of
 // WebAssembly 2.0 and name no global at or beyond globals. It returns
-// where the instructions start, and calls loop (when not nil) with the
-// offset just after each loop's block type.
-func walkBody(src []byte, globals uint32, loop func(at int)) (start int, err error) {
+// where the instructions start, and calls insert (when not nil) with the
+// offset just after each loop's block type, and with the offset of each
+// bulk memory or table instruction (bulk true).
+func walkBody(src []byte, globals uint32, insert func(at int, bulk bool)) (start int, err error) {
 	r := &reader{b: src}
 	var locals uint64
 	err = vector(r, func() error {
@@ -324,6 +351,7 @@ func walkBody(src []byte, globals uint32, loop func(at int)) (start int, err err
 	}
 	start = r.pos
 	for !r.done() {
+		opAt := r.pos
 		op, err := r.byte()
 		if err != nil {
 			return 0, err
@@ -334,34 +362,42 @@ func walkBody(src []byte, globals uint32, loop func(at int)) (start int, err err
 		}
 		switch op {
 		case 0x03: // loop
-			if loop != nil {
-				loop(r.pos)
+			if insert != nil {
+				insert(r.pos, false)
 			}
 		case 0x23, 0x24: // global.get, global.set
 			ir := &reader{b: src, pos: at}
 			if i, err := ir.u32(); err != nil || i >= globals {
 				return 0, fmt.Errorf("global.%s of global %d, which the module does not have", map[byte]string{0x23: "get", 0x24: "set"}[op], i)
 			}
+		case 0xfc:
+			ir := &reader{b: src, pos: at}
+			switch sub, _ := ir.u32(); sub {
+			case 8, 10, 11, 12, 14, 17: // memory.init, .copy, .fill; table.init, .copy, .fill
+				if insert != nil {
+					insert(opAt, true)
+				}
+			}
 		}
 	}
 	return start, nil
 }
 
-// checkCode is the instruction sequence of a check: count the budget
-// down; when it reaches zero, visit the Go runtime (memory.grow 0), refill
-// the budget and trap if the interrupt flag is set.
-func checkCode(budget, flag uint32) []byte {
-	c := appendU32([]byte{0x23}, budget)  // global.get budget
-	c = append(c, 0x41, 0x01, 0x6b, 0x24) // i32.const 1, i32.sub, global.set
-	c = appendU32(c, budget)              //   budget
-	c = appendU32(append(c, 0x23), budget)
-	c = append(c, 0x45, 0x04, 0x40)             // i32.eqz, if
-	c = append(c, 0x41, 0x00, 0x40, 0x00, 0x1a) //   i32.const 0, memory.grow 0, drop
-	c = appendS32(append(c, 0x41), Budget)      //   i32.const Budget
-	c = appendU32(append(c, 0x24), budget)      //   global.set budget
-	c = appendU32(append(c, 0x23), flag)        //   global.get flag
-	c = append(c, 0x04, 0x40, 0x00, 0x0b)       //   if unreachable end
-	return append(c, 0x0b)                      // end
+// checkCode is the instruction sequence of a check that costs cost: trap
+// if the interrupt flag is set; take cost from the budget; when it is
+// spent, visit the Go runtime (memory.grow 0) and refill it.
+func checkCode(budget, flag uint32, cost int32) []byte {
+	c := appendU32([]byte{0x23}, flag)           // global.get flag
+	c = append(c, 0x04, 0x40, 0x00, 0x0b)        // if unreachable end
+	c = appendU32(append(c, 0x23), budget)       // global.get budget
+	c = appendS32(append(c, 0x41), cost)         // i32.const cost
+	c = appendU32(append(c, 0x6b, 0x24), budget) // i32.sub, global.set budget
+	c = appendU32(append(c, 0x23), budget)       // global.get budget
+	c = append(c, 0x41, 0x00, 0x4c, 0x04, 0x40)  // i32.const 0, i32.le_s, if
+	c = append(c, 0x41, 0x00, 0x40, 0x00, 0x1a)  //   i32.const 0, memory.grow 0, drop
+	c = appendS32(append(c, 0x41), Budget)       //   i32.const Budget
+	c = appendU32(append(c, 0x24), budget)       //   global.set budget
+	return append(c, 0x0b)                       // end
 }
 
 // hasMemory reports whether a module imports or defines a linear memory.
@@ -470,7 +506,15 @@ func skipBlockType(r *reader) error {
 		r.pos++
 		return nil
 	}
-	_, err := r.leb(33) // a type index, as a signed 33-bit number
+	// A type index: a non-negative signed 33-bit number. A negative one
+	// other than the types above (0x63 or 0x64, a typed reference, which
+	// wazero reads with one byte more) is beyond WebAssembly 2.0, and
+	// reading it otherwise than the compiler would shift every
+	// instruction after it.
+	neg, err := r.sleb33()
+	if err == nil && neg {
+		err = fmt.Errorf("block type 0x%02x is beyond WebAssembly 2.0", r.b[r.pos-1])
+	}
 	return err
 }
 
@@ -497,7 +541,7 @@ func zeroByte(r *reader) error {
 // skipMisc skips a 0xfc-prefixed instruction: saturating truncation, bulk
 // memory and table instructions.
 func skipMisc(r *reader) error {
-	sub, err := r.u32()
+	sub, err := r.subOpcode()
 	if err != nil {
 		return err
 	}
@@ -533,7 +577,7 @@ func skipMisc(r *reader) error {
 
 // skipVector skips a 0xfd-prefixed (SIMD) instruction.
 func skipVector(r *reader) error {
-	sub, err := r.u32()
+	sub, err := r.subOpcode()
 	if err != nil {
 		return err
 	}

@@ -213,6 +213,15 @@ func TestInstrumentRefuses(t *testing.T) {
 		{"element vector beyond the section", "claims 4294967295 entries", module(typeVoid, sec(3, 1, 0), oneMemory, sec(9, 1, 1, 0, 0xff, 0xff, 0xff, 0xff, 0x0f), code([]byte{0, 0x0b}))},
 		{"data beyond the section", "truncated", module(typeVoid, sec(3, 1, 0), oneMemory, code([]byte{0, 0x0b}), sec(11, 1, 1, 0xff, 0xff, 0xff, 0xff, 0x0f))},
 		{"too many locals", "more than 50000 locals", module(typeVoid, sec(3, 1, 0), oneMemory, code([]byte{1, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x7f, 0x0b}))},
+		// wazero reads 0x63 as a typed reference and one byte more: a
+		// rewriter reading it as a type index would put the check out of
+		// step with the compiler (a check it then runs as other code).
+		{"typed reference block type", "block type 0x63", module(typeVoid, sec(3, 1, 0), oneMemory, code([]byte{0, 0x03, 0x63, 0x70, 0x0c, 0, 0x0b, 0x0b}))},
+		{"long SIMD opcode", "not the shortest form", module(typeVoid, sec(3, 1, 0), oneMemory, code([]byte{0, 0xfd, 0x8c, 0x00, 0x0b}))},
+		// A function-names subsection claiming 2³²-1 entries: wazero
+		// would allocate them (96 GiB) before reading one.
+		{"name section bomb", "claims 4294967295 entries", module(sec(secCustom, concat(name("name"), []byte{1, 5, 0xff, 0xff, 0xff, 0xff, 0x0f})...))},
+		{"table too large", "more than the 1048576 allowed", module(typeVoid, sec(3, 1, 0), sec(secTable, 1, 0x70, 0x00, 0x80, 0x80, 0x80, 0x01), oneMemory, code([]byte{0, 0x0b}))},
 		{"count beyond the section", "claims 4294967295 entries", module(sec(4, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x70, 0, 0))},
 		// Invalid as they are, valid once the budget (global 0) and the
 		// flag (global 1) are added: a guest that refills its budget or
@@ -320,4 +329,71 @@ func FuzzInstrument(f *testing.F) {
 			t.Fatalf("the module does not compile (%v), instrumented it does", origErr)
 		}
 	})
+}
+
+// TestInterruptStopsBulkLoop: a loop whose every iteration fills the
+// whole memory stops once the flag is set (the flag is read at every
+// check, and each fill takes BulkCost from the budget).
+func TestInterruptStopsBulkLoop(t *testing.T) {
+	// memory of 16 pages; spin: loop (memory.fill 0 0 1 MiB) br 0 end
+	fill := []byte{0x41, 0x00, 0x41, 0x00, 0x41, 0x80, 0x80, 0xc0, 0x00, 0xfc, 0x0b, 0x00}
+	body := concat([]byte{0, 0x03, 0x40}, fill, []byte{0x0c, 0x00, 0x0b, 0x0b})
+	wasm := module(typeVoid, sec(3, 1, 0), sec(secMemory, 1, 0, 16), sec(secExport, concat([]byte{1}, name("spin"), []byte{0, 0})...), code(body))
+	ins, err := Instrument(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ins.Checks != 2 { // the loop and the fill
+		t.Errorf("Checks = %d, want 2", ins.Checks)
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	mod, err := rt.InstantiateWithConfig(ctx, ins.Wasm, wazero.NewModuleConfig().WithStartFunctions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := mod.ExportedFunction("spin").Call(ctx); done <- err }()
+	time.Sleep(50 * time.Millisecond)
+	mod.ExportedGlobal(InterruptExport).(api.MutableGlobal).Set(1)
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "unreachable") {
+			t.Errorf("err = %v, want the unreachable trap", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the guest ran on a minute after the flag was set")
+	}
+}
+
+// TestTablesCapped: a table without a maximum gets MaxTableEntries as
+// one, so that table.grow by 2³²-2 entries fails (-1) instead of
+// allocating them; CapTables does the same for a module run as it is.
+func TestTablesCapped(t *testing.T) {
+	// type 1: () -> i32; grow: ref.null func, i32.const -2, table.grow 0
+	types := sec(1, 2, 0x60, 0, 0, 0x60, 0, 1, 0x7f)
+	grow := []byte{0, 0xd0, 0x70, 0x41, 0x7e, 0xfc, 0x0f, 0x00, 0x0b}
+	wasm := module(types, sec(3, 1, 1), sec(secTable, 1, 0x70, 0x00, 0x00), oneMemory, sec(secExport, concat([]byte{1}, name("grow"), []byte{0, 0})...), code(grow))
+	ins, err := Instrument(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	capped, err := CapTables(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, bin := range map[string][]byte{"instrumented": ins.Wasm, "CapTables": capped} {
+		ctx := context.Background()
+		rt := wazero.NewRuntime(ctx)
+		mod, err := rt.InstantiateWithConfig(ctx, bin, wazero.NewModuleConfig().WithStartFunctions())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		res, err := mod.ExportedFunction("grow").Call(ctx)
+		if err != nil || int32(res[0]) != -1 {
+			t.Errorf("%s: table.grow by 2³²-2 = %v, %v; want -1", name, res, err)
+		}
+		rt.Close(ctx)
+	}
 }

@@ -55,6 +55,36 @@ func (r *reader) leb(bits int) (uint64, error) {
 	return 0, fmt.Errorf("LEB128 number longer than %d bytes", maxBytes)
 }
 
+// subOpcode reads the opcode after a prefix byte (0xfc, 0xfd), which must
+// be in its shortest encoding: wazero reads some as a single byte, and a
+// longer encoding would be read as another instruction there than here.
+func (r *reader) subOpcode() (uint32, error) {
+	start := r.pos
+	v, err := r.u32()
+	if err != nil {
+		return 0, err
+	}
+	if n := r.pos - start; (v < 1<<7 && n != 1) || (v >= 1<<7 && v < 1<<14 && n != 2) || v >= 1<<14 {
+		return 0, fmt.Errorf("opcode %d encoded in %d bytes, not the shortest form", v, n)
+	}
+	return v, nil
+}
+
+// sleb33 reads a signed LEB128 number of at most 33 bits and reports
+// whether it is negative.
+func (r *reader) sleb33() (negative bool, err error) {
+	for i := 0; i < 5; i++ {
+		c, err := r.byte()
+		if err != nil {
+			return false, err
+		}
+		if c&0x80 == 0 {
+			return c&0x40 != 0, nil
+		}
+	}
+	return false, fmt.Errorf("LEB128 number longer than 5 bytes")
+}
+
 func (r *reader) u32() (uint32, error) {
 	v, err := r.leb(32)
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 const (
 	secCustom    = 0
 	secImport    = 2
+	secTable     = 4
 	secMemory    = 5
 	secGlobal    = 6
 	secExport    = 7

@@ -10,7 +10,7 @@
 // Modules are compiled as the plugin host compiles them (wazero keys its
 // cache on the binary and on the termination checks): instrumented with
 // an interrupt flag and without wazero's checks, or, for a module that
-// cannot be instrumented, as it is with wazero's checks.
+// cannot be instrumented, with its tables capped and wazero's checks.
 package main
 
 import (
@@ -49,8 +49,10 @@ func main() {
 		if err == nil {
 			if ins, ierr := wasmbin.Instrument(b); ierr == nil {
 				_, err = interruptible.CompileModule(ctx, ins.Wasm)
+			} else if capped, cerr := wasmbin.CapTables(b); cerr == nil {
+				_, err = checked.CompileModule(ctx, capped)
 			} else {
-				_, err = checked.CompileModule(ctx, b)
+				err = cerr
 			}
 		}
 		if err != nil {
