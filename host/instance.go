@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -32,9 +34,11 @@ type instance struct {
 	grants []*grantFS
 	// startMem is the size of its linear memory once started.
 	startMem uint32
-	// interrupt is the module's interrupt flag (see internal/wasmbin);
-	// nil when the plugin runs with wazero's termination checks.
-	interrupt api.MutableGlobal
+	// interrupt and budget are the module's interrupt flag and check
+	// budget (see internal/wasmbin); nil when the plugin runs with
+	// wazero's termination checks. running is set while a call runs.
+	interrupt, budget api.MutableGlobal
+	running           atomic.Bool
 }
 
 // run calls fn with stack, stopping the guest when ctx ends. interrupted
@@ -49,8 +53,10 @@ func (inst *instance) run(ctx context.Context, fn api.Function, stack []uint64) 
 	if ctx.Err() != nil {
 		return false, stopError(ctx)
 	}
-	stop := context.AfterFunc(ctx, func() { inst.interrupt.Set(1) })
+	inst.running.Store(true)
+	stop := context.AfterFunc(ctx, inst.stop)
 	err = fn.CallWithStack(ctx, stack)
+	inst.running.Store(false)
 	if !stop() {
 		interrupted = true
 		if err != nil {
@@ -58,6 +64,19 @@ func (inst *instance) run(ctx context.Context, fn api.Function, stack []uint64) 
 		}
 	}
 	return interrupted, err
+}
+
+// stop interrupts the running call: it sets the flag, and spends the
+// budget so that the guest reads the flag at its next check. The guest
+// may overwrite that store with its own count (neither holds a lock), so
+// it is repeated until the call ends; even if every store were lost, the
+// guest reads the flag once it has spent its budget by itself.
+func (inst *instance) stop() {
+	inst.interrupt.Set(1)
+	for inst.running.Load() {
+		inst.budget.Set(0)
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // stopError is the error of a call stopped because ctx ended.
@@ -105,12 +124,13 @@ func (p *Plugin) newInstance(ctx context.Context, c *compiledCode) (*instance, e
 	}
 	inst.mod = mod
 	if p.interruptible {
-		flag, ok := mod.ExportedGlobal(wasmbin.InterruptExport).(api.MutableGlobal)
-		if !ok {
+		flag, ok1 := mod.ExportedGlobal(wasmbin.InterruptExport).(api.MutableGlobal)
+		budget, ok2 := mod.ExportedGlobal(wasmbin.BudgetExport).(api.MutableGlobal)
+		if !ok1 || !ok2 {
 			inst.close()
-			return nil, fmt.Errorf("plugin %s: the instrumented module has no interrupt flag", p.Name)
+			return nil, fmt.Errorf("plugin %s: the instrumented module lacks its interrupt flag or budget", p.Name)
 		}
-		inst.interrupt = flag
+		inst.interrupt, inst.budget = flag, budget
 	}
 	// The start function (moved out of instantiation by the
 	// instrumentation, so that it can be stopped), then the reactor's

@@ -8,8 +8,15 @@ import (
 const (
 	// InterruptExport names the interrupt flag: a mutable i32 global,
 	// zero while the guest may run. Any other value makes the guest trap
-	// (unreachable) at its next function entry or loop iteration.
+	// (unreachable) the next time its budget is spent.
 	InterruptExport = "wasmtools:interrupt"
+	// BudgetExport names the budget: a mutable i32 global the checks
+	// count down (see Budget). A host that sets the flag sets the budget
+	// to 0 too, so that the flag is read at the guest's next check; the
+	// guest may overwrite that store with its own (both write the global
+	// without a lock), so the host repeats it until the call ends, and
+	// at worst the flag is read when the budget runs out by itself.
+	BudgetExport = "wasmtools:budget"
 	// StartExport names the module's start function when it had one.
 	// Instrument removes the start section, so that instantiating runs no
 	// guest code; the host calls this export right after instantiating,
@@ -100,7 +107,7 @@ func Instrument(wasm []byte) (*Instrumented, error) {
 				if err != nil {
 					return fmt.Errorf("export %d: %w", i, err)
 				}
-				if name == InterruptExport || name == StartExport {
+				if name == InterruptExport || name == BudgetExport || name == StartExport {
 					return fmt.Errorf("the module already exports %q, a name reserved for the host", name)
 				}
 				kind, err := r.byte()
@@ -119,7 +126,7 @@ func Instrument(wasm []byte) (*Instrumented, error) {
 				return fmt.Errorf("export section: %d bytes after the last export", len(existing)-r.pos)
 			}
 		}
-		extra := uint32(1)
+		extra := uint32(2)
 		if hasStart {
 			extra++
 		}
@@ -128,6 +135,9 @@ func Instrument(wasm []byte) (*Instrumented, error) {
 		body = appendName(body, InterruptExport)
 		body = append(body, 0x03)
 		body = appendU32(body, flag)
+		body = appendName(body, BudgetExport)
+		body = append(body, 0x03)
+		body = appendU32(body, budget)
 		if hasStart {
 			body = appendName(body, StartExport)
 			body = append(body, 0x00)
@@ -237,9 +247,10 @@ func appendSection(out []byte, id byte, body []byte) []byte {
 // process, including the timer that is to interrupt it. So each check
 // counts down a budget, and when it runs out the guest grows its memory
 // by zero pages, which wazero does in Go, where the runtime can pause the
-// goroutine; then it refills the budget. Every check also reads the
-// interrupt flag, so that a guest stops within one loop iteration or call
-// of the flag being set.
+// goroutine; then it refills the budget and reads the interrupt flag,
+// trapping if it is set. A check is a few instructions; the flag is read
+// only with the budget spent, which the host forces when it sets the
+// flag (see BudgetExport).
 const Budget = 1 << 12
 
 // BulkCost is what a bulk memory or table instruction (fill, copy, init)
@@ -383,13 +394,12 @@ func walkBody(src []byte, globals uint32, insert func(at int, bulk bool)) (start
 	return start, nil
 }
 
-// checkCode is the instruction sequence of a check that costs cost: trap
-// if the interrupt flag is set; take cost from the budget; when it is
-// spent, visit the Go runtime (memory.grow 0) and refill it.
+// checkCode is the instruction sequence of a check that costs cost: take
+// cost from the budget; when it is spent, visit the Go runtime
+// (memory.grow 0), refill the budget, and trap if the interrupt flag is
+// set.
 func checkCode(budget, flag uint32, cost int32) []byte {
-	c := appendU32([]byte{0x23}, flag)           // global.get flag
-	c = append(c, 0x04, 0x40, 0x00, 0x0b)        // if unreachable end
-	c = appendU32(append(c, 0x23), budget)       // global.get budget
+	c := appendU32([]byte{0x23}, budget)         // global.get budget
 	c = appendS32(append(c, 0x41), cost)         // i32.const cost
 	c = appendU32(append(c, 0x6b, 0x24), budget) // i32.sub, global.set budget
 	c = appendU32(append(c, 0x23), budget)       // global.get budget
@@ -397,6 +407,8 @@ func checkCode(budget, flag uint32, cost int32) []byte {
 	c = append(c, 0x41, 0x00, 0x40, 0x00, 0x1a)  //   i32.const 0, memory.grow 0, drop
 	c = appendS32(append(c, 0x41), Budget)       //   i32.const Budget
 	c = appendU32(append(c, 0x24), budget)       //   global.set budget
+	c = appendU32(append(c, 0x23), flag)         //   global.get flag
+	c = append(c, 0x04, 0x40, 0x00, 0x0b)        //   if unreachable end
 	return append(c, 0x0b)                       // end
 }
 

@@ -2,14 +2,20 @@
 // plugin host needs to know or change before it hands a module to the
 // compiler.
 //
-// Instrument makes a module interruptible: it adds an exported mutable
-// global, the interrupt flag, and a check of that flag at the entry of
-// every function and the head of every loop. A host that sets the flag
-// from another goroutine stops the guest at its next call or loop
-// iteration, with a trap. That is what wazero's WithCloseOnContextDone
-// guarantees too, but wazero's compiled check leaves the machine code for
-// Go at every loop iteration (tetratelabs/wazero#2466); the check added
-// here is a load and a branch.
+// Instrument makes a module interruptible: it adds two exported mutable
+// globals, a budget and an interrupt flag, and a check at the entry of
+// every function, the head of every loop and before every bulk memory or
+// table instruction. A check counts the budget down; when it is spent,
+// the guest lets the Go runtime in (see Budget), refills it and traps if
+// the flag is set. A host that sets the flag and spends the budget from
+// another goroutine stops the guest at its next check. That is what
+// wazero's WithCloseOnContextDone guarantees too, but wazero's compiled
+// check leaves the machine code for Go at every loop iteration
+// (tetratelabs/wazero#2466); the check added here is a few instructions.
+//
+// Check reads a binary's structure before the compiler does, refusing
+// what would make wazero allocate without bound; CapTables caps the
+// tables of a module run without instrumentation.
 //
 // The reader covers the WebAssembly 2.0 core features, the set wazero
 // enables by default: a module using anything else is refused with an
