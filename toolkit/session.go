@@ -83,7 +83,12 @@ func (m *MemoryStore) Session(_ context.Context, id string) (SessionState, error
 	defer m.mu.Unlock()
 	s, ok := m.sessions[id]
 	if !ok {
-		s = &memorySession{id: id, tasks: newMemoryTasks(), cache: newMemoryReadCache(m.limits)}
+		// One allocation: the task list and read cache are parts of the
+		// session and make their maps at first use (a session that only
+		// checks calls never does).
+		s = &memorySession{id: id}
+		s.tasks.next = 1
+		s.cache.limits = m.limits
 		m.sessions[id] = s
 	}
 	return s, nil
@@ -111,8 +116,8 @@ type memorySession struct {
 	groupsSet bool
 	granted   []permission.Rule
 
-	tasks *memoryTasks
-	cache *memoryReadCache
+	tasks memoryTasks
+	cache memoryReadCache
 }
 
 func (s *memorySession) ID() string { return s.id }
@@ -146,8 +151,8 @@ func (s *memorySession) GrantRules(rules ...permission.Rule) {
 	}
 }
 
-func (s *memorySession) Tasks() TaskList      { return s.tasks }
-func (s *memorySession) ReadCache() ReadCache { return s.cache }
+func (s *memorySession) Tasks() TaskList      { return &s.tasks }
+func (s *memorySession) ReadCache() ReadCache { return &s.cache }
 
 // TaskStatus is the state of a task. "deleted" is accepted by updates
 // only: it removes the task.
@@ -220,8 +225,6 @@ type memoryTasks struct {
 	tasks map[string]Task
 }
 
-func newMemoryTasks() *memoryTasks { return &memoryTasks{next: 1, tasks: map[string]Task{}} }
-
 func (l *memoryTasks) Create(t Task) Task {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -232,6 +235,9 @@ func (l *memoryTasks) Create(t Task) Task {
 	}
 	t.CreatedAt = time.Now().UTC()
 	t = t.clone()
+	if l.tasks == nil {
+		l.tasks = map[string]Task{}
+	}
 	l.tasks[t.ID] = t
 	l.order = append(l.order, t.ID)
 	return t.clone()
@@ -366,8 +372,8 @@ type ReadCache interface {
 type memoryReadCache struct {
 	mu     sync.Mutex
 	limits ReadCacheLimits
-	lru    *list.List // of *cacheEntry, front = most recent
-	index  map[string]*list.Element
+	lru    list.List                // of *cacheEntry, front = most recent; the zero List is empty
+	index  map[string]*list.Element // made at the first Remember
 	bytes  int64
 }
 
@@ -378,7 +384,7 @@ type cacheEntry struct {
 }
 
 func newMemoryReadCache(l ReadCacheLimits) *memoryReadCache {
-	return &memoryReadCache{limits: l, lru: list.New(), index: map[string]*list.Element{}}
+	return &memoryReadCache{limits: l}
 }
 
 func (c *memoryReadCache) Remember(path string, stamp FileStamp, contentBytes int64) {
@@ -390,6 +396,9 @@ func (c *memoryReadCache) Remember(path string, stamp FileStamp, contentBytes in
 		ent.stamp, ent.size = stamp, contentBytes
 		c.lru.MoveToFront(e)
 	} else {
+		if c.index == nil {
+			c.index = map[string]*list.Element{}
+		}
 		c.index[path] = c.lru.PushFront(&cacheEntry{path: path, stamp: stamp, size: contentBytes})
 		c.bytes += contentBytes
 	}
