@@ -34,16 +34,18 @@ type Context struct {
 // decisionMemo holds what the checks of one decision share: a few
 // entries (one per tool analysis), searched in order.
 type decisionMemo struct {
-	mu   sync.Mutex
-	keys []any
-	vals []any
+	mu      sync.Mutex
+	entries []memoEntry
+	inline  [2]memoEntry // backs entries for the first answers
 }
+
+type memoEntry struct{ key, val any }
 
 // get returns the answer remembered for key; m.mu must be held.
 func (m *decisionMemo) get(key any) (any, bool) {
-	for i, k := range m.keys {
-		if k == key {
-			return m.vals[i], true
+	for _, e := range m.entries {
+		if e.key == key {
+			return e.val, true
 		}
 	}
 	return nil, false
@@ -76,8 +78,10 @@ func (c *Context) Shared(key any, compute func() any) any {
 	if old, ok := m.get(key); ok {
 		return old
 	}
-	m.keys = append(m.keys, key)
-	m.vals = append(m.vals, v)
+	if m.entries == nil {
+		m.entries = m.inline[:0]
+	}
+	m.entries = append(m.entries, memoEntry{key, v})
 	return v
 }
 

@@ -366,7 +366,7 @@ func (a *Analyzer) sensitiveWordIn(w Word, cwd string) (string, bool) {
 		}
 		return "", false
 	}
-	if pathpolicy.Abs(v, cwd) == "" {
+	if !pathpolicy.AbsKnown(v, cwd) {
 		// Unknown directory: at least the spelling was checked, segment
 		// by segment, above.
 		return "", false
@@ -389,7 +389,7 @@ func (a *Analyzer) recursiveSensitive(c *Command, env Env) []string {
 	for _, w := range roots {
 		v, known := a.wordPath(w)
 		cwd, _ := a.dirOf(env, c)
-		if !known || pathpolicy.Abs(v, cwd) == "" {
+		if !known || !pathpolicy.AbsKnown(v, cwd) {
 			out = append(out, w.Value+" (a tree known only when it runs)")
 			continue
 		}

@@ -44,6 +44,11 @@ func plainByte(c byte, first, start bool) bool {
 // quoted word with its quotes); ok is false when the command is not one
 // (see above).
 func plainWords(command string) (words []string, ok bool) {
+	return appendPlainWords(nil, command)
+}
+
+// appendPlainWords is plainWords appending to words (a caller's buffer).
+func appendPlainWords(words []string, command string) ([]string, bool) {
 	for i := 0; ; i++ {
 		start := i
 		if i < len(command) && command[i] == '\'' && len(words) > 0 {
@@ -134,27 +139,26 @@ type plainCommand struct {
 
 // newPlainCommand evaluates the words of one plain command as the walker
 // does a command node's: each as an unquoted word node.
+//
+// A plain word's value is what the word builder would make of it, without
+// building: an unquoted plain word holds no character the builder
+// changes or flags (\\ * ? [ { ~ newline; a , or .. matter only after a
+// {), so its value is itself; a single-quoted one (a raw_string node) is
+// its inside, quoted. TestPlainWordValues checks this against the
+// builder for every byte a plain word may hold.
 func newPlainCommand(text string) (plainCommand, bool) {
-	words, ok := plainWords(text)
+	var buf [16]string // most commands have fewer words: no allocation
+	words, ok := appendPlainWords(buf[:0], text)
 	if !ok {
 		return plainCommand{}, false
 	}
 	ws := make([]Word, len(words))
 	for i, s := range words {
-		var kinds []string
-		wb := &wordBuilder{src: s, unsafe: &kinds, first: true}
-		wb.w.Raw = s
-		quoted := s[0] == '\''
-		if quoted {
-			wb.literal(s[1 : len(s)-1]) // a raw_string node
+		if s[0] == '\'' {
+			ws[i] = Word{Raw: s, Value: s[1 : len(s)-1], Quoted: true}
 		} else {
-			wb.unquoted(s) // a word node
+			ws[i] = Word{Raw: s, Value: s}
 		}
-		wb.w.Value = wb.b.String()
-		if len(kinds) > 0 || !wb.w.Literal() || wb.w.Glob || wb.w.Tilde || wb.w.Quoted != quoted {
-			return plainCommand{}, false // cannot happen for plain words
-		}
-		ws[i] = wb.w
 	}
 	return plainCommand{text: text, words: ws}, true
 }

@@ -193,6 +193,12 @@ func Abs(p, cwd string) string {
 	return strings.TrimSuffix(cwd, "/") + "/" + p
 }
 
+// AbsKnown reports whether Abs(p, cwd) is not "", without building the
+// path.
+func AbsKnown(p, cwd string) bool {
+	return strings.HasPrefix(p, "/") || strings.HasPrefix(cwd, "/")
+}
+
 // maxLinks is how many symbolic links a resolution follows, as the
 // kernel's limit: past it the open fails (ELOOP).
 const maxLinks = 40

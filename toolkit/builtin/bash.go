@@ -281,7 +281,7 @@ func matchTargets(a *shell.Analyzer, content string, targets []shell.PathTarget,
 		if t.AfterCd {
 			cwd = ""
 		}
-		if !ok || pathpolicy.Abs(v, cwd) == "" {
+		if !ok || !pathpolicy.AbsKnown(v, cwd) {
 			// The path is known only when the command runs: a relative
 			// path after a cd, a variable.
 			if !ok || !strings.HasPrefix(v, "/") {
