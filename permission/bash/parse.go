@@ -138,8 +138,13 @@ func isFDTarget(s string) bool {
 // Parse analyses a command string. It never fails: what cannot be
 // analysed is reported in Script.Unsafe.
 func Parse(command string) *Script {
-	s := &Script{}
-	p := &parser{script: s}
+	// The script and its parser in one allocation.
+	sp := &struct {
+		s Script
+		p parser
+	}{}
+	s, p := &sp.s, &sp.p
+	p.script = s
 	p.parse(command, 0, "")
 	markReadOnly(s)
 	return s

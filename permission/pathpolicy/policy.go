@@ -151,11 +151,20 @@ func parseEntries(list []string) []entry {
 // again and again. The copy is not safe for concurrent use and must be
 // dropped when the analysis ends, since the file system changes between
 // calls; p itself never remembers anything.
-func (p *Policy) Scoped() *Policy {
+func (p *Policy) Scoped() *Policy { return p.ScopedIn("") }
+
+// ScopedIn is Scoped for an analysis of a command that starts in dir
+// (absolute and clean, or ""): the first lookup at or below dir, by
+// Resolve or by Lstat, probes dir once (see warmDir) and answers the
+// lookups below it from what the probe learnt.
+func (p *Policy) ScopedIn(dir string) *Policy {
 	// One allocation for the copy, its memo and room for the first
 	// lookups (an analysis makes two or three).
 	c := &scopedPolicy{Policy: *p}
 	c.l.lstats = c.lstatRoom[:0]
+	if probeable(dir) {
+		c.l.dir = dir
+	}
 	c.Policy.memo = &c.l
 	return &c.Policy
 }
