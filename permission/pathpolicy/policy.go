@@ -162,6 +162,8 @@ func (p *Policy) ScopedIn(dir string) *Policy {
 	// lookups (an analysis makes two or three).
 	c := &scopedPolicy{Policy: *p}
 	c.l.lstats = c.lstatRoom[:0]
+	c.l.absent = c.absentRoom[:0]
+	c.l.noLink = c.noLinkRoom[:0]
 	if probeable(dir) {
 		c.l.dir = dir
 	}
@@ -171,8 +173,10 @@ func (p *Policy) ScopedIn(dir string) *Policy {
 
 type scopedPolicy struct {
 	Policy
-	l         lookups
-	lstatRoom [4]lstatResult
+	l          lookups
+	lstatRoom  [4]lstatResult
+	absentRoom [1]absentResult
+	noLinkRoom [3]string
 }
 
 // Home returns the directory ~ stands for.
