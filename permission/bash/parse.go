@@ -190,9 +190,9 @@ func (p *parser) parse(command string, depth int, via string) {
 		p.giveUp("the control character %q", command[i])
 		return
 	}
-	if pipelines, ok := plainScript(command); ok && !p.treeOnly {
+	if cmds, ok := plainScript(command); ok && !p.treeOnly {
 		w := &walker{p: p, src: command, depth: depth, via: via}
-		w.plainScript(pipelines)
+		w.plainScript(cmds)
 		return
 	}
 	tree, hasError, ok := parseFlat(asciiOnly(command))

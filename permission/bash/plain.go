@@ -87,11 +87,15 @@ func appendPlainWords(words []string, command string) ([]string, bool) {
 }
 
 // plainScript splits a script of plain commands joined by " && ",
-// " || ", "; " and " | " into its pipelines (a command alone is a
-// pipeline of one), each command as the Words the walker would make of
-// its words. ok is false when the script is not one: the tree judges it.
-func plainScript(command string) (pipelines [][]plainCommand, ok bool) {
-	var pipe []plainCommand
+// " || ", "; " and " | " into its commands, in order, each with the Words
+// the walker would make of its words and marked when it ends its
+// pipeline (a command alone is a pipeline of one). ok is false when the
+// script is not one: the tree judges it.
+func plainScript(command string) (cmds []plainCommand, ok bool) {
+	// One allocation: at most one command per separator, plus one.
+	n := 1 + strings.Count(command, "; ") + strings.Count(command, " && ") + strings.Count(command, " || ") + strings.Count(command, " | ")
+	cmds = make([]plainCommand, 0, n)
+	inPipe := 0 // commands of the pipeline not ended yet
 	start := 0
 	for j := 0; j <= len(command); j++ {
 		end, next, pipeEnds := j, j, true
@@ -101,7 +105,7 @@ func plainScript(command string) (pipelines [][]plainCommand, ok bool) {
 			next = j + 2
 		case command[j] == ' ' && strings.HasPrefix(command[j:], " && "),
 			command[j] == ' ' && strings.HasPrefix(command[j:], " || "):
-			if len(pipe) >= 2 {
+			if inPipe >= 2 {
 				// tree-sitter-bash reads a | b | c && d as a pipeline
 				// whose last stage is the list b | c && d: the walker
 				// numbers those pipelines otherwise. Left to the tree.
@@ -117,13 +121,14 @@ func plainScript(command string) (pipelines [][]plainCommand, ok bool) {
 		if !ok {
 			return nil, false
 		}
-		pipe = append(pipe, c)
+		c.last = pipeEnds
+		cmds = append(cmds, c)
+		inPipe++
 		if pipeEnds {
-			pipelines = append(pipelines, pipe)
-			pipe = nil
+			inPipe = 0
 		}
 		if j == len(command) {
-			return pipelines, true
+			return cmds, true
 		}
 		start = next
 		j = next - 1
@@ -135,6 +140,7 @@ func plainScript(command string) (pipelines [][]plainCommand, ok bool) {
 type plainCommand struct {
 	text  string
 	words []Word
+	last  bool // the last command of its pipeline
 }
 
 // newPlainCommand evaluates the words of one plain command as the walker
@@ -167,8 +173,14 @@ func newPlainCommand(text string) (plainCommand, bool) {
 // the tree of one: statements in order, and a pipeline of several
 // commands numbered, each of its commands (and those they run) given the
 // pipeline and its stage.
-func (w *walker) plainScript(pipelines [][]plainCommand) {
-	for _, pipe := range pipelines {
+func (w *walker) plainScript(cmds []plainCommand) {
+	for i := 0; i < len(cmds); {
+		j := i
+		for !cmds[j].last {
+			j++ // the last command is always last of its pipeline
+		}
+		pipe := cmds[i : j+1]
+		i = j + 1
 		if len(pipe) == 1 {
 			w.resolve(&Command{Text: pipe[0].text}, pipe[0].words, nil)
 			continue
