@@ -31,10 +31,24 @@ type Context struct {
 	memo *decisionMemo
 }
 
-// decisionMemo holds what the checks of one decision share.
+// decisionMemo holds what the checks of one decision share: a few
+// entries (one per tool analysis), searched in order.
 type decisionMemo struct {
-	mu sync.Mutex
-	m  map[any]any
+	mu      sync.Mutex
+	entries []memoEntry
+	inline  [2]memoEntry // backs entries for the first answers
+}
+
+type memoEntry struct{ key, val any }
+
+// get returns the answer remembered for key; m.mu must be held.
+func (m *decisionMemo) get(key any) (any, bool) {
+	for _, e := range m.entries {
+		if e.key == key {
+			return e.val, true
+		}
+	}
+	return nil, false
 }
 
 // Shared returns compute's answer for key, computed once per decision:
@@ -53,7 +67,7 @@ func (c *Context) Shared(key any, compute func() any) any {
 	}
 	m := c.memo
 	m.mu.Lock()
-	v, ok := m.m[key]
+	v, ok := m.get(key)
 	m.mu.Unlock()
 	if ok {
 		return v
@@ -61,13 +75,13 @@ func (c *Context) Shared(key any, compute func() any) any {
 	v = compute() // unlocked: compute may ask for other keys
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if old, ok := m.m[key]; ok {
+	if old, ok := m.get(key); ok {
 		return old
 	}
-	if m.m == nil {
-		m.m = map[any]any{}
+	if m.entries == nil {
+		m.entries = m.inline[:0]
 	}
-	m.m[key] = v
+	m.entries = append(m.entries, memoEntry{key, v})
 	return v
 }
 
@@ -76,9 +90,13 @@ func (c *Context) forDecision() *Context {
 	if c == nil {
 		return nil
 	}
-	out := *c
-	out.memo = &decisionMemo{}
-	return &out
+	// The copy and its memo in one allocation.
+	d := &struct {
+		pc   Context
+		memo decisionMemo
+	}{pc: *c}
+	d.pc.memo = &d.memo
+	return &d.pc
 }
 
 // Clone returns a copy whose slices can be appended to without touching c.
@@ -230,19 +248,19 @@ func evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 	// rules that certainly match.
 	var uncertain *Rule
 	uncertainDeny := false
-	for _, r := range pc.Deny {
+	for i := range pc.Deny {
+		r := pc.Deny[i] // copied where it is kept: the loop allocates nothing
 		switch s.MatchRule(r, input, pc) {
 		case Matches:
 			return Decision{
 				Behavior: Deny,
 				Message:  fmt.Sprintf("Permission to use %s was denied by the rule %s. Do not retry this call; choose another approach or ask the user.", name, r),
 				Reason:   "deny rule " + r.String(),
-				Rule:     &r,
+				Rule:     rulePtr(r),
 			}
 		case MayMatch:
 			if uncertain == nil {
-				r := r
-				uncertain, uncertainDeny = &r, true
+				uncertain, uncertainDeny = rulePtr(r), true
 			}
 		}
 	}
@@ -250,11 +268,15 @@ func evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 	// 2. Ask rules (the host's protected paths among them), of this tool
 	// or of another one the tool says applies.
 	protected := pc.ProtectedRules()
-	for i, r := range append(append([]Rule(nil), pc.Ask...), protected...) {
+	asks := pc.Ask
+	if len(protected) > 0 {
+		asks = append(append([]Rule(nil), pc.Ask...), protected...)
+	}
+	for i := range asks {
+		r := asks[i]
 		m := s.MatchRule(r, input, pc)
 		if m == MayMatch && uncertain == nil {
-			r := r
-			uncertain = &r
+			uncertain = rulePtr(r)
 		}
 		if m != Matches {
 			continue
@@ -268,12 +290,12 @@ func evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 				Behavior: Deny,
 				Message:  fmt.Sprintf("%s needs the user's approval (%s) and the permission mode dont_ask never asks. Choose another approach.", name, why),
 				Reason:   "ask rule " + r.String() + " in mode dont_ask",
-				Rule:     &r,
+				Rule:     rulePtr(r),
 			}
 		}
 		// No allow rule can silence an ask rule: suggesting one would
 		// change nothing.
-		return Decision{Behavior: Ask, Message: why, Reason: "ask rule " + r.String(), Suggestions: []Rule{}, BypassImmune: i >= len(pc.Ask), Rule: &r}
+		return Decision{Behavior: Ask, Message: why, Reason: "ask rule " + r.String(), Suggestions: []Rule{}, BypassImmune: i >= len(pc.Ask), Rule: rulePtr(r)}
 	}
 	if uncertain != nil {
 		verb := "asks about"
@@ -375,17 +397,21 @@ func evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 		}
 		d.Suggestions = effective(s, d.Suggestions, input, pc)
 		if d.Message == "" {
-			d.Message = fmt.Sprintf("%s wants to run; allow it?", name)
+			d.Message = name + " wants to run; allow it?"
 		}
 		return d
 	}
 	return Decision{
 		Behavior:    Ask,
-		Message:     fmt.Sprintf("%s wants to run; allow it?", name),
+		Message:     name + " wants to run; allow it?",
 		Reason:      "no rule allows this call",
 		Suggestions: effective(s, s.Suggestions(input), input, pc),
 	}
 }
+
+// rulePtr returns a copy of r to keep in a Decision: taking the address
+// of a loop variable would move it to the heap at every iteration.
+func rulePtr(r Rule) *Rule { return &r }
 
 // decidingAllowRule returns the one allow rule that covers the call on
 // its own, or nil when it takes several together. Called only once the
@@ -395,9 +421,9 @@ func decidingAllowRule(s Subject, input map[string]any, pc *Context) *Rule {
 		r := pc.Allow[0]
 		return &r
 	}
-	for _, r := range pc.Allow {
-		if s.CoveredBy([]Rule{r}, input, pc) {
-			return &r
+	for i := range pc.Allow {
+		if s.CoveredBy([]Rule{pc.Allow[i]}, input, pc) { // a copy: the subject may keep or change it
+			return rulePtr(pc.Allow[i])
 		}
 	}
 	return nil

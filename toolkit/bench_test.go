@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"testing"
+
+	"github.com/wasmtools/wasmtools/permission"
 )
 
 // BenchmarkPipeline measures the toolkit's own cost per call: one allowed
@@ -152,5 +154,35 @@ func BenchmarkModelStep(b *testing.B) {
 				f.export(defs)
 			}
 		})
+	}
+}
+
+// BenchmarkCheckFresh is the toolkit's own share of a permission check
+// on a toolkit that has decided nothing yet (a fresh session, no lazy
+// state warmed), as the side-by-side with AgentScope measures Bash: a
+// trivial tool that asks, in the default mode (suggestions and their
+// rule coverage included). The toolkits are made outside the timer.
+func BenchmarkCheckFresh(b *testing.B) {
+	ctx := context.Background()
+	const batch = 256
+	kits := make([]*Toolkit, batch)
+	call := Call{ID: "c", Name: "echo", Arguments: `{"cmd":"hello world"}`}
+	pc := &permission.Context{WorkingDirs: []string{"/tmp/project"}, Cwd: "/tmp/project"}
+	b.ReportAllocs()
+	i := batch
+	for b.Loop() {
+		if i == batch {
+			b.StopTimer()
+			for j := range kits {
+				kits[j] = New(Options{})
+				mustRegister(b, kits[j], cmdTool("echo", true, nil))
+			}
+			i = 0
+			b.StartTimer()
+		}
+		if _, err := kits[i].Check(ctx, "s", call, CheckOptions{Permission: pc}); err != nil {
+			b.Fatal(err)
+		}
+		i++
 	}
 }

@@ -202,6 +202,11 @@ type Turn struct {
 	// can use those NewTurn read (one store round trip less per call).
 	granted []permission.Rule
 	fresh   bool
+	// oneCall, oneBatch and oneState back calls and batches for a turn
+	// of one call.
+	oneCall  [1]*callState
+	oneBatch [1][2]int
+	oneState callState
 }
 
 // NewTurn prepares a turn for a session. Call IDs must be unique; empty
@@ -217,6 +222,11 @@ func (tk *Toolkit) NewTurn(ctx context.Context, sessionID string, calls []Call, 
 		return nil, err
 	}
 	t.fresh = true
+	if len(calls) == 1 {
+		// One call (Check, and most turns): its state and batch live in
+		// the Turn, one allocation instead of four.
+		t.calls, t.batches = t.oneCall[:0], t.oneBatch[:0]
+	}
 	if t.opts.MaxParallel <= 0 {
 		t.opts.MaxParallel = 16
 	}
@@ -225,7 +235,9 @@ func (tk *Toolkit) NewTurn(ctx context.Context, sessionID string, calls []Call, 
 		seen = make(map[string]bool, len(calls))
 	}
 	r := tk.reg.Load()
-	t.calls = make([]*callState, 0, len(calls))
+	if t.calls == nil {
+		t.calls = make([]*callState, 0, len(calls))
+	}
 	for _, c := range calls {
 		if c.ID == "" {
 			c.ID = "call_" + strconv.FormatUint(tk.callSeq.Add(1), 10)
@@ -236,7 +248,11 @@ func (tk *Toolkit) NewTurn(ctx context.Context, sessionID string, calls []Call, 
 		if seen != nil {
 			seen[c.ID] = true
 		}
-		cs := &callState{call: c, deferredTo: -1}
+		cs := &t.oneState
+		if len(calls) > 1 {
+			cs = &callState{}
+		}
+		*cs = callState{call: c, deferredTo: -1}
 		// Unknown tools join parallel batches: they fail at once.
 		e := t.resolve(r, c.Name)
 		cs.parallel = e == nil || e.spec.ConcurrencySafe

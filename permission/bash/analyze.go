@@ -40,9 +40,9 @@ func NewWithPolicy(p *pathpolicy.Policy) *Analyzer {
 // scoped returns a copy of a whose path policy remembers file-system
 // lookups for the length of one analysis (pathpolicy.Policy.Scoped): the
 // copy lives on the caller's stack of calls only and is dropped with it.
-func (a *Analyzer) scoped() *Analyzer {
+func (a *Analyzer) scoped(cwd string) *Analyzer {
 	c := *a
-	c.paths = a.paths.Scoped()
+	c.paths = a.paths.ScopedIn(cwd)
 	return &c
 }
 
@@ -111,7 +111,7 @@ func (a *Analyzer) AnalyzeScript(s *Script, env Env) *Report {
 		// Nothing to run is nothing we can vouch for: the caller asks.
 		return r
 	}
-	a = a.scoped()
+	a = a.scoped(env.Cwd)
 	ro := true
 	assigned := assignedVariables(s)
 	for _, c := range s.Commands {
@@ -366,7 +366,7 @@ func (a *Analyzer) sensitiveWordIn(w Word, cwd string) (string, bool) {
 		}
 		return "", false
 	}
-	if pathpolicy.Abs(v, cwd) == "" {
+	if !pathpolicy.AbsKnown(v, cwd) {
 		// Unknown directory: at least the spelling was checked, segment
 		// by segment, above.
 		return "", false
@@ -389,7 +389,7 @@ func (a *Analyzer) recursiveSensitive(c *Command, env Env) []string {
 	for _, w := range roots {
 		v, known := a.wordPath(w)
 		cwd, _ := a.dirOf(env, c)
-		if !known || pathpolicy.Abs(v, cwd) == "" {
+		if !known || !pathpolicy.AbsKnown(v, cwd) {
 			out = append(out, w.Value+" (a tree known only when it runs)")
 			continue
 		}

@@ -10,12 +10,20 @@ import (
 // the tool's check, each rule, the suggestions).
 const scriptCacheSize = 256
 
-// scriptCache is a small LRU of parsed commands. Scripts are never
-// changed after Parse, so sharing them is safe.
+// scriptCacheFirst is how many of the first commands an Analyzer parses
+// are kept inline, without the LRU's list element and map entry: a tool
+// made for a few checks never allocates for its cache.
+const scriptCacheFirst = 4
+
+// scriptCache keeps parsed commands: the first few inline, for as long
+// as the Analyzer lives, then a small LRU. Scripts are never changed
+// after Parse, so sharing them is safe.
 type scriptCache struct {
-	mu    sync.Mutex
-	order *list.List // of *cached, front = newest
-	index map[string]*list.Element
+	mu     sync.Mutex
+	first  [scriptCacheFirst]cached
+	nfirst int
+	order  list.List // of *cached, front = newest; the zero List is empty
+	index  map[string]*list.Element
 }
 
 type cached struct {
@@ -23,13 +31,15 @@ type cached struct {
 	script  *Script
 }
 
-func newScriptCache() *scriptCache {
-	return &scriptCache{order: list.New(), index: map[string]*list.Element{}}
-}
+func newScriptCache() *scriptCache { return &scriptCache{} }
 
-func (c *scriptCache) get(command string) *Script {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// getLocked returns the script cached for command, or nil; c.mu is held.
+func (c *scriptCache) getLocked(command string) *Script {
+	for i := range c.first[:c.nfirst] {
+		if c.first[i].command == command {
+			return c.first[i].script
+		}
+	}
 	if e, ok := c.index[command]; ok {
 		c.order.MoveToFront(e)
 		return e.Value.(*cached).script
@@ -37,11 +47,25 @@ func (c *scriptCache) get(command string) *Script {
 	return nil
 }
 
+func (c *scriptCache) get(command string) *Script {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.getLocked(command)
+}
+
 func (c *scriptCache) put(command string, s *Script) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.index[command]; ok {
+	if c.getLocked(command) != nil {
 		return
+	}
+	if c.nfirst < len(c.first) {
+		c.first[c.nfirst] = cached{command: command, script: s}
+		c.nfirst++
+		return
+	}
+	if c.index == nil {
+		c.index = map[string]*list.Element{}
 	}
 	c.index[command] = c.order.PushFront(&cached{command: command, script: s})
 	for c.order.Len() > scriptCacheSize {

@@ -624,8 +624,8 @@ func (a *Analyzer) mayMakeLinks(c *Command, env Env) bool {
 			// A source that does not exist moves nothing (one made by an
 			// earlier command of the script would come from a linker,
 			// counted on its own).
-			fi, err := os.Lstat(abs)
-			if err == nil && (fi.Mode()&os.ModeSymlink != 0 || fi.IsDir()) {
+			mode, err := a.paths.Lstat(abs)
+			if err == nil && (mode&os.ModeSymlink != 0 || mode.IsDir()) {
 				return true
 			}
 		}

@@ -138,8 +138,13 @@ func isFDTarget(s string) bool {
 // Parse analyses a command string. It never fails: what cannot be
 // analysed is reported in Script.Unsafe.
 func Parse(command string) *Script {
-	s := &Script{}
-	p := &parser{script: s}
+	// The script and its parser in one allocation.
+	sp := &struct {
+		s Script
+		p parser
+	}{}
+	s, p := &sp.s, &sp.p
+	p.script = s
 	p.parse(command, 0, "")
 	markReadOnly(s)
 	return s
@@ -185,9 +190,9 @@ func (p *parser) parse(command string, depth int, via string) {
 		p.giveUp("the control character %q", command[i])
 		return
 	}
-	if pipelines, ok := plainScript(command); ok && !p.treeOnly {
+	if cmds, ok := plainScript(command); ok && !p.treeOnly {
 		w := &walker{p: p, src: command, depth: depth, via: via}
-		w.plainScript(pipelines)
+		w.plainScript(cmds)
 		return
 	}
 	tree, hasError, ok := parseFlat(asciiOnly(command))

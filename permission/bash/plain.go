@@ -44,6 +44,11 @@ func plainByte(c byte, first, start bool) bool {
 // quoted word with its quotes); ok is false when the command is not one
 // (see above).
 func plainWords(command string) (words []string, ok bool) {
+	return appendPlainWords(nil, command)
+}
+
+// appendPlainWords is plainWords appending to words (a caller's buffer).
+func appendPlainWords(words []string, command string) ([]string, bool) {
 	for i := 0; ; i++ {
 		start := i
 		if i < len(command) && command[i] == '\'' && len(words) > 0 {
@@ -82,11 +87,15 @@ func plainWords(command string) (words []string, ok bool) {
 }
 
 // plainScript splits a script of plain commands joined by " && ",
-// " || ", "; " and " | " into its pipelines (a command alone is a
-// pipeline of one), each command as the Words the walker would make of
-// its words. ok is false when the script is not one: the tree judges it.
-func plainScript(command string) (pipelines [][]plainCommand, ok bool) {
-	var pipe []plainCommand
+// " || ", "; " and " | " into its commands, in order, each with the Words
+// the walker would make of its words and marked when it ends its
+// pipeline (a command alone is a pipeline of one). ok is false when the
+// script is not one: the tree judges it.
+func plainScript(command string) (cmds []plainCommand, ok bool) {
+	// One allocation: at most one command per separator, plus one.
+	n := 1 + strings.Count(command, "; ") + strings.Count(command, " && ") + strings.Count(command, " || ") + strings.Count(command, " | ")
+	cmds = make([]plainCommand, 0, n)
+	inPipe := 0 // commands of the pipeline not ended yet
 	start := 0
 	for j := 0; j <= len(command); j++ {
 		end, next, pipeEnds := j, j, true
@@ -96,7 +105,7 @@ func plainScript(command string) (pipelines [][]plainCommand, ok bool) {
 			next = j + 2
 		case command[j] == ' ' && strings.HasPrefix(command[j:], " && "),
 			command[j] == ' ' && strings.HasPrefix(command[j:], " || "):
-			if len(pipe) >= 2 {
+			if inPipe >= 2 {
 				// tree-sitter-bash reads a | b | c && d as a pipeline
 				// whose last stage is the list b | c && d: the walker
 				// numbers those pipelines otherwise. Left to the tree.
@@ -112,13 +121,14 @@ func plainScript(command string) (pipelines [][]plainCommand, ok bool) {
 		if !ok {
 			return nil, false
 		}
-		pipe = append(pipe, c)
+		c.last = pipeEnds
+		cmds = append(cmds, c)
+		inPipe++
 		if pipeEnds {
-			pipelines = append(pipelines, pipe)
-			pipe = nil
+			inPipe = 0
 		}
 		if j == len(command) {
-			return pipelines, true
+			return cmds, true
 		}
 		start = next
 		j = next - 1
@@ -130,31 +140,31 @@ func plainScript(command string) (pipelines [][]plainCommand, ok bool) {
 type plainCommand struct {
 	text  string
 	words []Word
+	last  bool // the last command of its pipeline
 }
 
 // newPlainCommand evaluates the words of one plain command as the walker
 // does a command node's: each as an unquoted word node.
+//
+// A plain word's value is what the word builder would make of it, without
+// building: an unquoted plain word holds no character the builder
+// changes or flags (\\ * ? [ { ~ newline; a , or .. matter only after a
+// {), so its value is itself; a single-quoted one (a raw_string node) is
+// its inside, quoted. TestPlainWordValues checks this against the
+// builder for every byte a plain word may hold.
 func newPlainCommand(text string) (plainCommand, bool) {
-	words, ok := plainWords(text)
+	var buf [16]string // most commands have fewer words: no allocation
+	words, ok := appendPlainWords(buf[:0], text)
 	if !ok {
 		return plainCommand{}, false
 	}
 	ws := make([]Word, len(words))
 	for i, s := range words {
-		var kinds []string
-		wb := &wordBuilder{src: s, unsafe: &kinds, first: true}
-		wb.w.Raw = s
-		quoted := s[0] == '\''
-		if quoted {
-			wb.literal(s[1 : len(s)-1]) // a raw_string node
+		if s[0] == '\'' {
+			ws[i] = Word{Raw: s, Value: s[1 : len(s)-1], Quoted: true}
 		} else {
-			wb.unquoted(s) // a word node
+			ws[i] = Word{Raw: s, Value: s}
 		}
-		wb.w.Value = wb.b.String()
-		if len(kinds) > 0 || !wb.w.Literal() || wb.w.Glob || wb.w.Tilde || wb.w.Quoted != quoted {
-			return plainCommand{}, false // cannot happen for plain words
-		}
-		ws[i] = wb.w
 	}
 	return plainCommand{text: text, words: ws}, true
 }
@@ -163,8 +173,14 @@ func newPlainCommand(text string) (plainCommand, bool) {
 // the tree of one: statements in order, and a pipeline of several
 // commands numbered, each of its commands (and those they run) given the
 // pipeline and its stage.
-func (w *walker) plainScript(pipelines [][]plainCommand) {
-	for _, pipe := range pipelines {
+func (w *walker) plainScript(cmds []plainCommand) {
+	for i := 0; i < len(cmds); {
+		j := i
+		for !cmds[j].last {
+			j++ // the last command is always last of its pipeline
+		}
+		pipe := cmds[i : j+1]
+		i = j + 1
 		if len(pipe) == 1 {
 			w.resolve(&Command{Text: pipe[0].text}, pipe[0].words, nil)
 			continue

@@ -117,3 +117,62 @@ func TestPlainStructuresExhaustive(t *testing.T) {
 	}
 	gen("a", 1)
 }
+
+// builtPlainWord is what the word builder makes of a plain word: an
+// unquoted word node, or a raw_string node for a single-quoted one.
+func builtPlainWord(s string) (Word, []string) {
+	var kinds []string
+	wb := &wordBuilder{src: s, unsafe: &kinds, first: true}
+	wb.w.Raw = s
+	if s[0] == '\'' {
+		wb.literal(s[1 : len(s)-1])
+	} else {
+		wb.unquoted(s)
+	}
+	wb.w.Value = wb.b.String()
+	return wb.w, kinds
+}
+
+// TestPlainWordValues checks that the fast path's words are the ones the
+// word builder makes, for every byte a plain word may hold (alone, first,
+// last, doubled, next to every other) and single-quoted strings of every
+// printable character.
+func TestPlainWordValues(t *testing.T) {
+	var plain []byte
+	for c := 0; c < 256; c++ {
+		if plainByte(byte(c), false, false) {
+			plain = append(plain, byte(c))
+		}
+	}
+	var words []string
+	for _, a := range plain {
+		for _, b := range plain {
+			words = append(words, string([]byte{'x', a}), string([]byte{a, b}), string([]byte{a, b, a, 'y', b}))
+		}
+	}
+	for c := byte(0x20); c <= 0x7e; c++ {
+		if c != '\'' {
+			words = append(words, "'"+string(c)+"'", "'a"+string(c)+string(c)+"b'")
+		}
+	}
+	words = append(words, "''", "'a{b,c}'", "'~x'", "a..b", "a,b", "x.,y")
+	checked := 0
+	for _, w := range words {
+		cmd := "ls " + w
+		pc, ok := newPlainCommand(cmd)
+		if !ok {
+			continue
+		}
+		checked++
+		want, kinds := builtPlainWord(w)
+		if len(kinds) > 0 || !reflect.DeepEqual(pc.words[1], want) {
+			t.Errorf("%q: fast path %+v, builder %+v (%v)", w, pc.words[1], want, kinds)
+		}
+		if name, _ := builtPlainWord("ls"); !reflect.DeepEqual(pc.words[0], name) {
+			t.Errorf("%q: name %+v, builder %+v", cmd, pc.words[0], name)
+		}
+	}
+	if checked < len(words)/2 {
+		t.Errorf("only %d of %d words took the fast path", checked, len(words))
+	}
+}

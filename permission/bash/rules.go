@@ -61,7 +61,14 @@ func normalizeFlag(cmd, flag string) string {
 // splitWords splits argv-like text: flags expanded into single letters,
 // positionals kept in order.
 func splitWords(cmd string, words []string) (flags map[string]bool, pos []string) {
-	flags = map[string]bool{}
+	// flags is made at the first flag: rules and commands often have none
+	// (a nil map reads as empty).
+	set := func(f string) {
+		if flags == nil {
+			flags = map[string]bool{}
+		}
+		flags[f] = true
+	}
 	endOfFlags := false
 	for _, w := range words {
 		switch {
@@ -70,10 +77,10 @@ func splitWords(cmd string, words []string) (flags map[string]bool, pos []string
 		case w == "--":
 			endOfFlags = true
 		case strings.HasPrefix(w, "--"):
-			flags[normalizeFlag(cmd, w)] = true
+			set(normalizeFlag(cmd, w))
 		default:
 			for i := 1; i < len(w); i++ {
-				flags[normalizeFlag(cmd, string(w[i]))] = true
+				set(normalizeFlag(cmd, string(w[i])))
 			}
 		}
 	}

@@ -18,11 +18,17 @@ import (
 // assignments, export/declare/local/readonly/typeset arguments, and the
 // targets of read, printf -v, mapfile and getopts.
 func assignedVariables(s *Script) map[string]bool {
-	out := map[string]bool{}
+	var out map[string]bool // made at the first name: most scripts set none
+	add := func(name string) {
+		if out == nil {
+			out = map[string]bool{}
+		}
+		out[name] = true
+	}
 	for _, c := range s.Commands {
 		if c.Name == "" {
 			for _, a := range c.Assigns {
-				out[a.Name] = true
+				add(a.Name)
 			}
 			continue
 		}
@@ -33,17 +39,17 @@ func assignedVariables(s *Script) map[string]bool {
 					continue
 				}
 				name, _, _ := strings.Cut(a.Value, "=")
-				out[name] = true
+				add(name)
 			}
 		case "read", "mapfile", "readarray", "getopts":
 			for _, a := range c.Args {
 				if !strings.HasPrefix(a.Value, "-") && validVariable(a.Value) {
-					out[a.Value] = true
+					add(a.Value)
 				}
 			}
 		case "printf":
 			for _, v := range optionValues("printf", c.Values(), 'v', "") {
-				out[v] = true
+				add(v)
 			}
 		}
 	}

@@ -151,19 +151,32 @@ func parseEntries(list []string) []entry {
 // again and again. The copy is not safe for concurrent use and must be
 // dropped when the analysis ends, since the file system changes between
 // calls; p itself never remembers anything.
-func (p *Policy) Scoped() *Policy {
+func (p *Policy) Scoped() *Policy { return p.ScopedIn("") }
+
+// ScopedIn is Scoped for an analysis of a command that starts in dir
+// (absolute and clean, or ""): the first lookup at or below dir, by
+// Resolve or by Lstat, probes dir once (see warmDir) and answers the
+// lookups below it from what the probe learnt.
+func (p *Policy) ScopedIn(dir string) *Policy {
 	// One allocation for the copy, its memo and room for the first
 	// lookups (an analysis makes two or three).
 	c := &scopedPolicy{Policy: *p}
 	c.l.lstats = c.lstatRoom[:0]
+	c.l.absent = c.absentRoom[:0]
+	c.l.noLink = c.noLinkRoom[:0]
+	if probeable(dir) {
+		c.l.dir = dir
+	}
 	c.Policy.memo = &c.l
 	return &c.Policy
 }
 
 type scopedPolicy struct {
 	Policy
-	l         lookups
-	lstatRoom [4]lstatResult
+	l          lookups
+	lstatRoom  [4]lstatResult
+	absentRoom [1]absentResult
+	noLinkRoom [3]string
 }
 
 // Home returns the directory ~ stands for.
@@ -191,6 +204,12 @@ func Abs(p, cwd string) string {
 		return ""
 	}
 	return strings.TrimSuffix(cwd, "/") + "/" + p
+}
+
+// AbsKnown reports whether Abs(p, cwd) is not "", without building the
+// path.
+func AbsKnown(p, cwd string) bool {
+	return strings.HasPrefix(p, "/") || strings.HasPrefix(cwd, "/")
 }
 
 // maxLinks is how many symbolic links a resolution follows, as the

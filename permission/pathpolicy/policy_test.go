@@ -358,3 +358,13 @@ func TestOptionLike(t *testing.T) {
 		}
 	}
 }
+
+func TestAbsKnown(t *testing.T) {
+	for _, p := range []string{"", "a", "/a", "./a", "~", "a/b", "/"} {
+		for _, cwd := range []string{"", "x", "/", "/x", "/x/"} {
+			if got, want := AbsKnown(p, cwd), Abs(p, cwd) != ""; got != want {
+				t.Errorf("AbsKnown(%q, %q) = %v, Abs gives %q", p, cwd, got, Abs(p, cwd))
+			}
+		}
+	}
+}

@@ -47,6 +47,14 @@ func (p *Policy) warmDir(dir string) {
 		}
 	case probeMissing:
 		m.absent = append(m.absent, absentResult{dir, true})
+		// No link on the way and the lookup ended with ENOENT: each
+		// proper prefix is a directory, or missing itself (at or after
+		// the component the lookup stopped at); never a link.
+		for i := len(dir) - 1; i > 0; i-- {
+			if dir[i] == '/' {
+				m.noLink = append(m.noLink, dir[:i])
+			}
+		}
 	case probeNotDir:
 		m.absent = append(m.absent, absentResult{dir, false})
 	}

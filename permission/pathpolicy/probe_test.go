@@ -36,13 +36,27 @@ func TestScopedResolveProbe(t *testing.T) {
 	}
 	p := New(Options{Home: "/home/user"})
 	cwds := []string{"proj", "proj/src", "missing", "missing/deeper", "proj/file", "proj/file/below", "linkdir", "linkdir/src", "proj/ln", "proj/dangling"}
-	names := []string{".", "x", "src", "src/x", "../x", "ln/.ssh", "src/up/ln", "file", "file/x", "dangling", "abs/passwd", "a/b/c", "/etc/passwd", "", "./x/../y"}
+	names := []string{".", "x", "src", "src/x", "../x", "ln/.ssh", "src/up/ln", "file", "file/x", "dangling", "abs/passwd", "a/b/c", "/etc/passwd", "", "./x/../y",
+		// through the parents of the starting directory
+		root, root + "/proj/ln/.ssh", root + "/linkdir/src/up/ln", root + "/missing/x", root + "/missing/deeper/x", root + "/proj/file/x", filepath.Dir(root) + "/x"}
 	probed := 0
 	for _, c := range cwds {
 		cwd := filepath.Join(root, c)
-		for _, n := range names {
-			want, wantOK := p.Resolve(n, cwd)
+		for i, n := range append(names, names...) {
+			// The second time, the scope knows where the command starts
+			// and its first Lstat may probe (ScopedIn).
 			s := p.Scoped()
+			if i >= len(names) {
+				s = p.ScopedIn(cwd)
+				for q := Abs(n, cwd); len(q) > 1; q = filepath.Dir(q) {
+					m1, err1 := s.Lstat(q)
+					m2, err2 := lstatMode(q)
+					if (err1 == nil) != (err2 == nil) || err1 == nil && m1&(os.ModeSymlink|os.ModeDir) != m2&(os.ModeSymlink|os.ModeDir) {
+						t.Errorf("ScopedIn(%q): Lstat(%q) scoped %v %v, file system %v %v", cwd, q, m1, err1, m2, err2)
+					}
+				}
+			}
+			want, wantOK := p.Resolve(n, cwd)
 			got, ok := s.Resolve(n, cwd)
 			if got != want || ok != wantOK {
 				t.Errorf("Resolve(%q, %q): scoped %q %v, walk %q %v", n, cwd, got, ok, want, wantOK)

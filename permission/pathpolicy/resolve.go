@@ -88,6 +88,13 @@ func (p *Policy) resolve(abs, cwd string, depth int) (string, bool) {
 			resolved = next
 			continue
 		}
+		if p.memo != nil && p.memo.isNoLink(next) {
+			// A directory, or missing: either way not a link, and if
+			// missing, the lookup of the next part fails as the walk
+			// would have assumed, so it resolves to the same path.
+			resolved = next
+			continue
+		}
 		mode, err := p.lstat(next)
 		if err != nil || mode&fs.ModeSymlink == 0 {
 			if err != nil || !mode.IsDir() {
@@ -174,6 +181,25 @@ type lookups struct {
 	// no link on the way; warmed says the one probe was made.
 	absent []absentResult
 	warmed bool
+	// dir is the directory the analysis starts in (ScopedIn), probed at
+	// the first Lstat below it; "" for none.
+	dir string
+	// noLink are the proper prefixes of a probed directory that the
+	// probe found missing: each is a directory or missing, never a link
+	// nor anything else (see warmDir).
+	noLink []string
+}
+
+// isNoLink reports a path the probe found to be a directory or missing,
+// not a link: resolving it gives itself, and what lies below it is
+// asked about as usual.
+func (m *lookups) isNoLink(name string) bool {
+	for _, n := range m.noLink {
+		if n == name {
+			return true
+		}
+	}
+	return false
 }
 
 type lstatResult struct {
@@ -200,6 +226,9 @@ const maxLookups = 64
 func (p *Policy) Lstat(name string) (fs.FileMode, error) { return p.lstat(name) }
 
 func (p *Policy) lstat(name string) (fs.FileMode, error) {
+	if m := p.memo; m != nil && !m.warmed && m.dir != "" && strings.HasPrefix(name, m.dir) && (len(name) == len(m.dir) || name[len(m.dir)] == '/') {
+		p.warmDir(m.dir)
+	}
 	if p.memo != nil {
 		if p.memo.lstatFails(name) {
 			return 0, errLstat

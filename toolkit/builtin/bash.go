@@ -98,12 +98,14 @@ func (b *Bash) env(pc *permission.Context) shell.Env {
 	return env
 }
 
-// bashReportKey names one analysis within a decision: the tool (its
-// analyzer and options), the command and the directory it starts in; the
-// working directories come from the decision's context.
-type bashReportKey struct {
-	b            *Bash
+// bashReport is one analysis shared within a decision: the report of
+// the command, run in the directory cwd; the working directories come
+// from the decision's context. It is kept under the tool itself (a
+// pointer key, which costs no allocation to look up) and used only for
+// the same command and directory.
+type bashReport struct {
 	command, cwd string
+	report       *shell.Report
 }
 
 // report analyses the command. Within one permission decision the
@@ -111,9 +113,14 @@ type bashReportKey struct {
 // one analysis (permission.Context.Shared); never across decisions.
 func (b *Bash) report(in toolkit.Input, pc *permission.Context) *shell.Report {
 	command, env := in.String("command"), b.env(pc)
-	return pc.Shared(bashReportKey{b, command, env.Cwd}, func() any {
+	shared := pc.Shared(b, func() any {
+		return &bashReport{command: command, cwd: env.Cwd, report: b.analyzer.Analyze(command, env)}
+	}).(*bashReport)
+	if shared.command != command || shared.cwd != env.Cwd {
+		// Another input in the same decision: not this one's analysis.
 		return b.analyzer.Analyze(command, env)
-	}).(*shell.Report)
+	}
+	return shared.report
 }
 
 // IsReadOnly implements toolkit.ReadOnlyChecker, for callers without a
@@ -281,7 +288,7 @@ func matchTargets(a *shell.Analyzer, content string, targets []shell.PathTarget,
 		if t.AfterCd {
 			cwd = ""
 		}
-		if !ok || pathpolicy.Abs(v, cwd) == "" {
+		if !ok || !pathpolicy.AbsKnown(v, cwd) {
 			// The path is known only when the command runs: a relative
 			// path after a cd, a variable.
 			if !ok || !strings.HasPrefix(v, "/") {

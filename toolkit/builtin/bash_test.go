@@ -203,3 +203,43 @@ func TestWriteFileIsAtomic(t *testing.T) {
 		reads++
 	}
 }
+
+// twoCommands is a subject that judges a second Bash command inside the
+// decision of the first: the analysis one decision shares must not
+// answer for the other command.
+type twoCommands struct {
+	b           *Bash
+	first, next string
+	nextRO      bool
+}
+
+func (s *twoCommands) Name() string { return "Bash" }
+func (s *twoCommands) IsReadOnly(_ map[string]any, pc *permission.Context) bool {
+	first := s.b.IsReadOnlyIn(toolkit.Input{"command": s.first}, pc)
+	s.nextRO = s.b.IsReadOnlyIn(toolkit.Input{"command": s.next}, pc)
+	return first && s.nextRO
+}
+func (s *twoCommands) CheckPermissions(context.Context, map[string]any, *permission.Context) (permission.Decision, error) {
+	return permission.PassthroughDecision(), nil
+}
+func (s *twoCommands) MatchRule(permission.Rule, map[string]any, *permission.Context) permission.Match {
+	return permission.NoMatch
+}
+func (s *twoCommands) CoveredBy([]permission.Rule, map[string]any, *permission.Context) bool {
+	return false
+}
+func (s *twoCommands) Suggestions(map[string]any) []permission.Rule { return nil }
+
+func TestBashSharedAnalysisIsPerCommand(t *testing.T) {
+	for _, c := range []struct {
+		first, next string
+		nextRO      bool
+	}{{"ls", "rm -rf x", false}, {"rm -rf x", "ls", true}, {"ls", "ls", true}} {
+		s := &twoCommands{b: NewBash(BashOptions{Home: "/home/user"}), first: c.first, next: c.next}
+		pc := &permission.Context{WorkingDirs: []string{"/tmp/project"}, Cwd: "/tmp/project"}
+		permission.Evaluate(context.Background(), s, map[string]any{}, pc)
+		if s.nextRO != c.nextRO {
+			t.Errorf("%q after %q in one decision: read-only %v, want %v", c.next, c.first, s.nextRO, c.nextRO)
+		}
+	}
+}
