@@ -51,16 +51,10 @@ func checkSection(id byte, body []byte) error {
 		return err
 	case 3: // functions: type indices
 		err = vector(r, func() error { _, err := r.u32(); return err })
-	case 4: // tables: reference type, limits
-		err = vector(r, func() error {
-			if _, err := r.byte(); err != nil {
-				return err
-			}
-			_, err := r.limits()
-			return err
-		})
+	case secTable:
+		err = vector(r, func() error { _, err := tableType(r); return err })
 	case secMemory:
-		err = vector(r, func() error { _, err := r.limits(); return err })
+		err = vector(r, func() error { _, err := r.limits(false); return err })
 	case secGlobal:
 		err = vector(r, func() error { return skipGlobal(r) })
 	case secExport:
@@ -155,7 +149,7 @@ func skipGlobal(r *reader) error {
 	if err := valueTypeAt(r); err != nil {
 		return err
 	}
-	if _, err := r.byte(); err != nil {
+	if err := mutability(r); err != nil {
 		return err
 	}
 	return skipConstExpr(r)
@@ -180,9 +174,13 @@ func skipElement(r *reader) error {
 			return err
 		}
 	}
-	if flags&3 != 0 { // element kind or reference type
-		if _, err := r.byte(); err != nil {
+	if flags&3 != 0 { // element kind (0x00), or reference type for expressions
+		t, err := r.byte()
+		if err != nil {
 			return err
+		}
+		if flags&4 == 0 && t != 0x00 || flags&4 != 0 && t != 0x70 && t != 0x6f {
+			return fmt.Errorf("element segment of kind or type 0x%02x, beyond WebAssembly 2.0", t)
 		}
 	}
 	if flags&4 != 0 { // expressions

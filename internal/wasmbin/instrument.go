@@ -207,7 +207,7 @@ func Instrument(wasm []byte) (*Instrumented, error) {
 			in.Checks = checks
 			out = appendSection(out, s.id, body)
 		case secTable:
-			body, err := capTableSection(s.body)
+			body, err := capTableSection(s.body, importedTables(secs))
 			if err != nil {
 				return nil, err
 			}

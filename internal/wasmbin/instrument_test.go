@@ -223,6 +223,14 @@ func TestInstrumentRefuses(t *testing.T) {
 		// would allocate them (96 GiB) before reading one.
 		{"name section bomb", "claims 4294967295 entries", module(sec(secCustom, concat(name("name"), []byte{1, 5, 0xff, 0xff, 0xff, 0xff, 0x0f})...))},
 		{"table too large", "more than the 1048576 allowed", module(typeVoid, sec(3, 1, 0), sec(secTable, 1, 0x70, 0x00, 0x80, 0x80, 0x80, 0x01), oneMemory, code([]byte{0, 0x0b}))},
+		// Reference types beyond 2.0 (0x63: a typed reference, which
+		// wazero reads with a heap type after it) would put the reader
+		// and the compiler out of step.
+		{"typed reference element segment", "beyond WebAssembly 2.0", module(typeVoid, sec(3, 1, 0), oneMemory, sec(9, 1, 5, 0x63, 0x70, 0x01, 0xd0, 0x70, 0x0b), code([]byte{0, 0x0b}))},
+		{"typed reference table", "reference type 0x63", module(typeVoid, sec(3, 1, 0), sec(secTable, 1, 0x63, 0x01, 0x00, 0x01), oneMemory, code([]byte{0, 0x0b}))},
+		{"typed reference global import", "unknown value type 0x63", module(typeVoid, sec(secImport, concat([]byte{1}, name("env"), name("g"), []byte{0x03, 0x63, 0x70, 0x00})...), sec(3, 1, 0), oneMemory, code([]byte{0, 0x0b}))},
+		{"shared memory", "memory limits flags 0x03", module(typeVoid, sec(3, 1, 0), sec(secMemory, 1, 0x03, 1, 1), code([]byte{0, 0x0b}))},
+		{"many tables", "together", module(typeVoid, sec(3, 1, 0), sec(secTable, 2, 0x70, 0x00, 0x80, 0x80, 0x30, 0x70, 0x00, 0x80, 0x80, 0x30), oneMemory, code([]byte{0, 0x0b}))},
 		{"count beyond the section", "claims 4294967295 entries", module(sec(4, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x70, 0, 0))},
 		// Invalid as they are, valid once the budget (global 0) and the
 		// flag (global 1) are added: a guest that refills its budget or

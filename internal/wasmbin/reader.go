@@ -107,25 +107,26 @@ func (r *reader) name() (string, error) {
 	return string(b), err
 }
 
-// limits reads the limits of a memory or table and returns the minimum.
-func (r *reader) limits() (uint64, error) {
+// limits reads the limits of a memory or a table (table) and returns the
+// minimum. Only WebAssembly 2.0's forms are read (a minimum, or a minimum
+// and a maximum): shared memories and 64-bit ones are features beyond it.
+func (r *reader) limits(table bool) (uint64, error) {
 	flags, err := r.byte()
 	if err != nil {
 		return 0, err
 	}
-	bits := 32
-	switch flags {
-	case 0x00, 0x01, 0x02, 0x03: // min [max], the shared forms of threads
-	case 0x04, 0x05, 0x06, 0x07: // memory64
-		bits = 64
-	default:
-		return 0, fmt.Errorf("unknown limits flags 0x%02x", flags)
+	if flags > 1 {
+		what := "memory"
+		if table {
+			what = "table"
+		}
+		return 0, fmt.Errorf("%s limits flags 0x%02x, beyond WebAssembly 2.0", what, flags)
 	}
-	min, err := r.leb(bits)
-	if err == nil && flags&1 != 0 {
-		_, err = r.leb(bits)
+	min, err := r.u32()
+	if err == nil && flags == 1 {
+		_, err = r.u32()
 	}
-	return min, err
+	return uint64(min), err
 }
 
 // appendU32 appends v in LEB128.

@@ -128,7 +128,7 @@ func MemoryMinimum(wasm []byte) (pages uint64, ok bool) {
 			if err != nil || n == 0 {
 				return 0, false
 			}
-			min, err := r.limits()
+			min, err := r.limits(false)
 			return min, err == nil
 		}
 	}
@@ -138,8 +138,9 @@ func MemoryMinimum(wasm []byte) (pages uint64, ok bool) {
 // imports is what the host needs from an import section.
 type imports struct {
 	globals   uint32 // imported globals, which come first in the global index space
-	memory    bool   // a memory is imported
-	memoryMin uint64 // its minimum, in pages
+	memory    bool     // a memory is imported
+	memoryMin uint64   // its minimum, in pages
+	tables    []uint64 // the minimums of the tables imported
 }
 
 func readImports(body []byte) (imports, error) {
@@ -164,17 +165,18 @@ func readImports(body []byte) (imports, error) {
 		case 0x00: // function: type index
 			_, err = r.u32()
 		case 0x01: // table: reference type, limits
-			if _, err = r.byte(); err == nil {
-				_, err = r.limits()
+			var min uint64
+			if min, err = tableType(r); err == nil {
+				im.tables = append(im.tables, min)
 			}
 		case 0x02: // memory: limits
 			var min uint64
-			if min, err = r.limits(); err == nil && !im.memory {
+			if min, err = r.limits(false); err == nil && !im.memory {
 				im.memory, im.memoryMin = true, min
 			}
 		case 0x03: // global: value type, mutability
-			if _, err = r.byte(); err == nil {
-				_, err = r.byte()
+			if err = valueTypeAt(r); err == nil {
+				err = mutability(r)
 			}
 			im.globals++
 		default:
@@ -184,7 +186,34 @@ func readImports(body []byte) (imports, error) {
 			return im, fmt.Errorf("import %d: %w", i, err)
 		}
 	}
+	if !r.done() {
+		return im, fmt.Errorf("%d bytes after the last import", len(body)-r.pos)
+	}
 	return im, nil
+}
+
+// tableType reads a table's reference type and limits and returns its
+// minimum. Only WebAssembly 2.0's forms are read: wazero reads more (a
+// typed reference, 0x63 or 0x64, takes a heap type after it), and a byte
+// read otherwise than the compiler would put the two out of step.
+func tableType(r *reader) (uint64, error) {
+	t, err := r.byte()
+	if err != nil {
+		return 0, err
+	}
+	if t != 0x70 && t != 0x6f {
+		return 0, fmt.Errorf("table of reference type 0x%02x, beyond WebAssembly 2.0", t)
+	}
+	return r.limits(true)
+}
+
+// mutability reads a global's mutability: 0 or 1.
+func mutability(r *reader) error {
+	m, err := r.byte()
+	if err == nil && m > 1 {
+		err = fmt.Errorf("mutability 0x%02x", m)
+	}
+	return err
 }
 
 // customName returns the name of a custom section.
