@@ -137,7 +137,7 @@ func MemoryMinimum(wasm []byte) (pages uint64, ok bool) {
 
 // imports is what the host needs from an import section.
 type imports struct {
-	globals   uint32 // imported globals, which come first in the global index space
+	globals   uint32   // imported globals, which come first in the global index space
 	memory    bool     // a memory is imported
 	memoryMin uint64   // its minimum, in pages
 	tables    []uint64 // the minimums of the tables imported
