@@ -45,6 +45,7 @@ func BenchmarkGuestCall(b *testing.B) {
 			h := newTestHost(b)
 			h.noTimeout = v.noTimeout
 			p := loadPlugin(b, h, path, Config{})
+			warmUp(b, p)
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := p.callExport(ctx, "call", req, nil, false); err != nil {
@@ -57,6 +58,7 @@ func BenchmarkGuestCall(b *testing.B) {
 		h := newTestHost(b)
 		h.noTimeout = true
 		p := loadPlugin(b, h, path, Config{})
+		warmUp(b, p)
 		tk := kit(b, permission.Context{}, p)
 		calls := []toolkit.Call{{ID: "c", Name: "noop", Arguments: `{}`}}
 		b.ReportAllocs()
@@ -100,6 +102,7 @@ func BenchmarkHashThroughput(b *testing.B) {
 				h := newTestHost(b)
 				h.noTimeout = v.noTimeout
 				p := loadPlugin(b, h, testplugins.Go(b, "hash"), Config{})
+				warmUp(b, p)
 				run(b, kit(b, permission.Context{}, p))
 			})
 		}

@@ -55,6 +55,7 @@ func BenchmarkVersusExtism(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer p.Close(ctx)
+				warmUp(b, p)
 				if !p.interruptible {
 					b.Fatal("the module was not instrumented: calls would use wazero's own termination checks")
 				}
