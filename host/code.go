@@ -57,7 +57,10 @@ type codeSource struct {
 
 // compile makes a runtime, with the host modules a plugin may import,
 // and compiles wasm in it, instrumenting it first when p is
-// interruptible. On failure nothing is left open.
+// interruptible, else capping its tables. Both read the whole binary as
+// wasmbin.Check does, so that a binary which would make the compiler
+// allocate without bound never reaches it. On failure nothing is left
+// open.
 func (p *Plugin) compile(ctx context.Context, wasm []byte) (*compiledCode, error) {
 	var bin []byte
 	if p.interruptible {

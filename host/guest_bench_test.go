@@ -106,23 +106,7 @@ func BenchmarkHashThroughput(b *testing.B) {
 				run(b, kit(b, permission.Context{}, p))
 			})
 		}
-		b.Run(name+"/native", func(b *testing.B) {
-			type in struct {
-				Text string `json:"text"`
-			}
-			tool, err := toolkit.NewFunc("hash", "sha256 of text", func(_ context.Context, i in) (string, error) {
-				sum := sha256.Sum256([]byte(i.Text))
-				return hex.EncodeToString(sum[:]), nil
-			}, toolkit.FuncOptions{ReadOnly: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			tk := toolkit.New(toolkit.Options{})
-			if err := tk.Register(tool); err != nil {
-				b.Fatal(err)
-			}
-			run(b, tk)
-		})
+		b.Run(name+"/native", func(b *testing.B) { run(b, nativeHashKit(b)) })
 	}
 }
 

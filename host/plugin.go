@@ -270,11 +270,6 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg Config, file string) (
 		need := (pages + 15) / 16
 		return nil, fmt.Errorf("plugin %s: its linear memory starts at %d MiB (%d pages of 64 KiB), more than the %d MiB it may use: grant memory_mib ≥ %d (in the grants of its sidecar file %s or of the configuration), or build it with a smaller initial memory", name, need, pages, memMiB, need, name+".json")
 	}
-	// A binary that would make the compiler allocate without bound is
-	// refused before it gets there.
-	if err := wasmbin.Check(wasm); err != nil {
-		return nil, fmt.Errorf("plugin %s: not a valid WebAssembly module: %w", name, err)
-	}
 	// Termination: the module is instrumented so that a call can be
 	// stopped by setting a flag the guest checks at every function entry
 	// and loop iteration (see internal/wasmbin). A module that cannot be

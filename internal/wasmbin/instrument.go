@@ -43,9 +43,19 @@ type Instrumented struct {
 // binary it cannot read or that uses features beyond WebAssembly 2.0; it
 // does not validate what it copies, which the compiler does.
 func Instrument(wasm []byte) (*Instrumented, error) {
-	secs, err := sections(wasm)
+	// Every section is checked as Check does, the code section by
+	// instrumentCode's own walk through it.
+	secs, err := split(wasm)
 	if err != nil {
 		return nil, err
+	}
+	for _, s := range secs {
+		if s.id == secCode {
+			continue
+		}
+		if err := checkSection(s.id, s.body); err != nil {
+			return nil, err
+		}
 	}
 	in := &Instrumented{}
 	out := make([]byte, 0, len(wasm)+len(wasm)/8+64)

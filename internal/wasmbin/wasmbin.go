@@ -50,9 +50,24 @@ type section struct {
 	body []byte
 }
 
-// sections splits a binary into its sections, checking the header, the
-// order of the sections and that none is repeated.
+// sections splits a binary into its sections (see split) and reads the
+// structure of each (see checkSection).
 func sections(wasm []byte) ([]section, error) {
+	secs, err := split(wasm)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range secs {
+		if err := checkSection(s.id, s.body); err != nil {
+			return nil, err
+		}
+	}
+	return secs, nil
+}
+
+// split cuts a binary into its sections, checking the header, the order
+// of the sections and that none is repeated, but not what they hold.
+func split(wasm []byte) ([]section, error) {
 	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
 		return nil, fmt.Errorf("not a WebAssembly binary (no \\0asm header)")
 	}
@@ -84,9 +99,6 @@ func sections(wasm []byte) ([]section, error) {
 			}
 			last = order[id]
 		}
-		if err := checkSection(id, body); err != nil {
-			return nil, err
-		}
 		out = append(out, section{id, body})
 	}
 	return out, nil
@@ -108,7 +120,7 @@ func Check(wasm []byte) error {
 // binary cannot be read that far (the compiler then reports what is
 // wrong).
 func MemoryMinimum(wasm []byte) (pages uint64, ok bool) {
-	secs, err := sections(wasm)
+	secs, err := split(wasm)
 	if err != nil {
 		return 0, false
 	}
