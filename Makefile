@@ -48,6 +48,7 @@ fuzz: ## Run each fuzz target for FUZZTIME (default 20s).
 	$(GO) test -run '^$$' -fuzz '^FuzzParseRule$$' -fuzztime $(FUZZTIME) ./permission
 	$(GO) test -run '^$$' -fuzz '^FuzzArguments$$' -fuzztime $(FUZZTIME) ./toolkit
 	$(GO) test -run '^$$' -fuzz '^FuzzResumeTurn$$' -fuzztime $(FUZZTIME) ./toolkit
+	$(GO) test -run '^$$' -fuzz '^FuzzFlatSchemaDoc$$' -fuzztime $(FUZZTIME) ./toolkit
 	$(GO) test -run '^$$' -fuzz '^FuzzAnalyze$$' -fuzztime $(FUZZTIME) ./permission/bash
 	$(GO) test -run '^$$' -fuzz '^FuzzResolve$$' -fuzztime $(FUZZTIME) ./permission/pathpolicy
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./skills

@@ -116,7 +116,7 @@ func runsCode(c *Command) string {
 	case "make", "gmake":
 		// make VAR=VALUE overrides variables, whose values make expands:
 		// CFLAGS='$(shell cmd)' runs cmd.
-		for _, a := range positionals(args, setOf("-f", "-C", "-I", "-o", "-W", "--file", "--directory", "--include-dir")) {
+		for _, a := range positionals(args, makeValued) {
 			if strings.Contains(a, "=") {
 				return a
 			}
@@ -177,14 +177,21 @@ func indexOf(list []string, s string) int {
 // in that repository, with its hooks and its configuration, which are
 // files an agent may have written (a push to ./planted runs
 // planted/hooks/pre-receive and core.alternateRefsCommand).
+// gitTransportValued are the options of git's transport commands (push,
+// fetch, pull, clone, ...) that take the next argument.
+var gitTransportValued = setOf("-o", "--push-option", "--receive-pack", "--upload-pack", "--exec", "--repo", "-b", "--branch",
+	"--origin", "--depth", "--reference", "--separate-git-dir", "-c", "--config", "--template", "-j", "--jobs", "--shallow-since", "--shallow-exclude")
+
+// makeValued are make's options that take the next argument.
+var makeValued = setOf("-f", "-C", "-I", "-o", "-W", "--file", "--directory", "--include-dir")
+
 func localRepository(sub string, rest []string) string {
 	switch sub {
 	case "push", "fetch", "pull", "clone", "ls-remote", "submodule", "remote":
 	default:
 		return ""
 	}
-	ops := positionals(rest, setOf("-o", "--push-option", "--receive-pack", "--upload-pack", "--exec", "--repo", "-b", "--branch",
-		"--origin", "--depth", "--reference", "--separate-git-dir", "-c", "--config", "--template", "-j", "--jobs", "--shallow-since", "--shallow-exclude"))
+	ops := positionals(rest, gitTransportValued)
 	if sub == "remote" {
 		// git remote add NAME URL: the URL is the operand that matters.
 		if len(ops) < 3 || ops[0] != "add" && ops[0] != "set-url" {

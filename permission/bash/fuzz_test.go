@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -25,6 +26,7 @@ func FuzzAnalyze(f *testing.F) {
 			sameTree(t, cmd)
 		}
 		samePlain(t, cmd)
+		sameRuleText(t, cmd)
 		r := a.Analyze(cmd, env)
 		if len(r.Unanalysable) > 0 && (r.ReadOnly || r.EditsInWorkingDirs) {
 			t.Fatalf("%q: unanalysable (%v) yet read-only %v / edits %v", cmd, r.Unanalysable, r.ReadOnly, r.EditsInWorkingDirs)
@@ -46,4 +48,32 @@ func FuzzAnalyze(f *testing.F) {
 			}
 		}
 	})
+}
+
+// sameRuleText: the words ruleText makes of plain rule text are the
+// words the parser makes of it.
+func sameRuleText(t *testing.T, text string) {
+	t.Helper()
+	got := ruleText(text)
+	want := strings.Fields(text)
+	if s := Parse(text); s.Analysable() && len(s.Commands) > 0 {
+		c := s.Commands[0]
+		want = append([]string{c.NameWord.Value}, c.Values()...)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("ruleText(%q) = %q, the parser says %q", text, got, want)
+	}
+}
+
+// TestRuleTextMatchesParse: rule text on ruleText's fast path reads as
+// the parser reads it, and text off it goes to the parser.
+func TestRuleTextMatchesParse(t *testing.T) {
+	for _, text := range []string{
+		"npm run", "git push", "git push origin main", "./deploy.sh", "/usr/bin/make test", "go test ./...",
+		"rm -rf", "git commit -m 'fix'", "FOO=1 npm", "npm  run", " npm", "npm ", "echo $HOME", "ls ~/x",
+		"time npm", "if", "a=b", "sed -n '1p'", "git -C /p push", "x --flag=value", "cat a*", "echo {a,b}",
+		"echo \\x", "ls # c", "ls;rm", "echo 'it''s'", "",
+	} {
+		sameRuleText(t, text)
+	}
 }

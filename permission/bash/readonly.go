@@ -285,6 +285,15 @@ func positionals(args []string, valued map[string]bool) []string {
 	return out
 }
 
+// gitBranchListing and gitTagListing are the options that keep git
+// branch and git tag listing; gitListingValued are the listing options
+// that take the next argument.
+var (
+	gitBranchListing = setOf("-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--show-current", "-i", "--ignore-case", "--no-color", "--color", "--no-column", "--column", "--omit-empty", "-q", "--quiet")
+	gitTagListing    = setOf("-i", "--ignore-case", "--no-column", "--column", "--color", "--no-color", "--omit-empty")
+	gitListingValued = setOf("--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format")
+)
+
 // gitGlobalValued are git's global options that take the next argument.
 var gitGlobalValued = setOf("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--exec-path", "--list-cmds", "--attr-source")
 
@@ -326,13 +335,9 @@ func gitReadOnlyArgs(args []string) bool {
 	}
 	switch sub {
 	case "branch":
-		return listingOnly(rest,
-			setOf("-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--show-current", "-i", "--ignore-case", "--no-color", "--color", "--no-column", "--column", "--omit-empty", "-q", "--quiet"),
-			setOf("--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"))
+		return listingOnly(rest, gitBranchListing, gitListingValued)
 	case "tag":
-		return listingOnly(rest,
-			setOf("-i", "--ignore-case", "--no-column", "--column", "--color", "--no-color", "--omit-empty"),
-			setOf("--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"))
+		return listingOnly(rest, gitTagListing, gitListingValued)
 	case "remote":
 		if len(rest) == 0 {
 			return true
@@ -477,6 +482,14 @@ func namesHost(name string, args []string) bool {
 	return hasLong(args, "--index-url", "--extra-index-url", "--find-links", "--trusted-host", "--proxy", "--registry", "--host", "--hostname", "--server")
 }
 
+// pipListSafe and pipShowSafe are the options of pip list and pip show
+// that stay local.
+var (
+	pipListSafe = setOf("-l", "--local", "--user", "-e", "--editable", "--not-required", "--exclude-editable", "--include-editable",
+		"--format", "--format=columns", "--format=freeze", "--format=json", "-v", "--verbose", "-q", "--quiet", "--no-color", "--disable-pip-version-check")
+	pipShowSafe = setOf("-f", "--files", "-v", "--verbose", "-q", "--quiet", "--no-color", "--disable-pip-version-check")
+)
+
 // pipReadOnly accepts pip list and pip show with options that stay local:
 // --outdated and --uptodate ask the index, -i and -f name one.
 func pipReadOnly(args []string) bool {
@@ -486,10 +499,9 @@ func pipReadOnly(args []string) bool {
 	var safe map[string]bool
 	switch args[0] {
 	case "list":
-		safe = setOf("-l", "--local", "--user", "-e", "--editable", "--not-required", "--exclude-editable", "--include-editable",
-			"--format", "--format=columns", "--format=freeze", "--format=json", "-v", "--verbose", "-q", "--quiet", "--no-color", "--disable-pip-version-check")
+		safe = pipListSafe
 	case "show":
-		safe = setOf("-f", "--files", "-v", "--verbose", "-q", "--quiet", "--no-color", "--disable-pip-version-check")
+		safe = pipShowSafe
 	default:
 		return false
 	}

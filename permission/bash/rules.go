@@ -20,15 +20,23 @@ const (
 // arguments; git's global options are skipped so that
 // `git -C /p reset --hard` reads as `git reset --hard`.
 func ruleWords(c *Command) []string {
-	words := append([]string{c.Name}, c.Values()...)
+	// One allocation: the words are rewritten in place for git.
+	words := make([]string, 1, 2+len(c.Args))
+	words[0] = c.Name
+	for _, a := range c.Args {
+		words = append(words, a.Value)
+	}
 	if sub, ok := strings.CutPrefix(c.Name, "git-"); ok && sub != "" {
 		// /usr/lib/git-core/git-push is git push.
-		words = append([]string{"git", sub}, c.Values()...)
+		return append([]string{"git", sub}, words[1:]...)
 	}
 	if c.Name == "git" {
-		sub, rest, _ := gitSubcommand(c.Values())
-		if sub != "" {
-			words = append([]string{"git", sub}, rest...)
+		if sub, rest, _ := gitSubcommand(words[1:]); sub != "" {
+			// rest follows sub at the end of words: "git" goes just
+			// before sub, over the last global option (or over "git").
+			i := len(words) - len(rest) - 2
+			words[i], words[i+1] = "git", sub
+			return words[i:]
 		}
 	}
 	return words
@@ -90,12 +98,28 @@ func splitWords(cmd string, words []string) (flags map[string]bool, pos []string
 // ruleText parses a rule's command text into words the way the shell
 // would.
 func ruleText(text string) []string {
+	// Plain words (see plainWords) are what the shell makes of them:
+	// rules are mostly such ("npm run:*", "git push"), and parsing them
+	// was most of the cost of matching one.
+	if words, ok := appendPlainWords(make([]string, 0, 4), text); ok && !anyQuoted(words) {
+		return words
+	}
 	s := Parse(text)
 	if !s.Analysable() || len(s.Commands) == 0 {
 		return strings.Fields(text)
 	}
 	c := s.Commands[0]
 	return append([]string{c.NameWord.Value}, c.Values()...)
+}
+
+// anyQuoted reports a word plainWords kept with its quotes.
+func anyQuoted(words []string) bool {
+	for _, w := range words {
+		if strings.HasPrefix(w, "'") {
+			return true
+		}
+	}
+	return false
 }
 
 // MatchRule reports whether the rule content (prefix:*, exact text, or a
@@ -520,6 +544,9 @@ func onlyInformation(args []string) bool {
 	return true
 }
 
+// awkValued are awk's options that take the next argument.
+var awkValued = setOf("-F", "-v", "--field-separator", "--assign")
+
 // awkRunsCommands: an awk program from a file, or one that can run
 // commands (system(), pipes to or from a command).
 func awkRunsCommands(c *Command) bool {
@@ -527,7 +554,7 @@ func awkRunsCommands(c *Command) bool {
 	if hasShortOrLong(args, "f", "--file", "--include", "--load", "--source") {
 		return true
 	}
-	ops := positionals(args, setOf("-F", "-v", "--field-separator", "--assign"))
+	ops := positionals(args, awkValued)
 	if len(ops) == 0 {
 		return true
 	}

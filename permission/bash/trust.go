@@ -196,6 +196,10 @@ func looksLikeGitDir(dir string) bool {
 	return true
 }
 
+// gitRemoteValued are the options of git push, fetch, pull and ls-remote
+// that take the next argument.
+var gitRemoteValued = setOf("-o", "--push-option", "--receive-pack", "--upload-pack", "--exec", "--repo", "--depth", "-j", "--jobs")
+
 // localRemoteFolders reports git transports (push, fetch, pull,
 // ls-remote, remote add) whose repository operand is a bare name that is
 // a folder here: git takes it for a path when no remote has that name,
@@ -213,7 +217,7 @@ func (a *Analyzer) localRemoteFolders(s *Script, env Env) []string {
 		default:
 			continue
 		}
-		ops := positionals(rest, setOf("-o", "--push-option", "--receive-pack", "--upload-pack", "--exec", "--repo", "--depth", "-j", "--jobs"))
+		ops := positionals(rest, gitRemoteValued)
 		if len(ops) == 0 || strings.ContainsAny(ops[0], "/:@~.") {
 			continue
 		}
