@@ -2,6 +2,7 @@ package toolkit
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 )
 
@@ -26,6 +27,10 @@ type flatProp struct {
 // it uses anything beyond type, properties, required,
 // additionalProperties (a boolean) and, per property, a scalar type,
 // an enum of strings, an integer minimum and maximum, and annotations.
+// Whatever it accepts is a valid schema (every keyword's value has the
+// type the metaschema asks for, lists have no duplicates), so a flat
+// schema need not be compiled to be known valid: TestFlatSchemaCompiles
+// and FuzzFlatSchemaDoc hold it to that.
 func newFlatSchema(doc map[string]any) *flatSchema {
 	fs := &flatSchema{props: map[string]flatProp{}, additional: true}
 	for k, v := range doc {
@@ -53,7 +58,7 @@ func newFlatSchema(doc map[string]any) *flatSchema {
 			}
 			for _, r := range list {
 				s, ok := r.(string)
-				if !ok {
+				if !ok || slices.Contains(fs.required, s) {
 					return nil
 				}
 				fs.required = append(fs.required, s)
@@ -64,9 +69,10 @@ func newFlatSchema(doc map[string]any) *flatSchema {
 				return nil
 			}
 			fs.additional = b
-		case "description", "title", "$comment", "examples":
 		default:
-			return nil
+			if !annotation(k, v) {
+				return nil
+			}
 		}
 	}
 	if _, ok := doc["type"]; !ok {
@@ -102,7 +108,7 @@ func newFlatProp(v any) (flatProp, bool) {
 			p.enum = []string{}
 			for _, e := range list {
 				s, ok := e.(string)
-				if !ok {
+				if !ok || slices.Contains(p.enum, s) {
 					return p, false
 				}
 				p.enum = append(p.enum, s)
@@ -121,15 +127,31 @@ func newFlatProp(v any) (flatProp, bool) {
 			} else {
 				p.max = &i
 			}
-		case "description", "title", "$comment", "examples", "default":
+		case "default":
 		default:
-			return p, false
+			if !annotation(k, v) {
+				return p, false
+			}
 		}
 	}
 	if p.typ == "" || p.enum != nil && p.typ != "string" || (p.min != nil || p.max != nil) && p.typ != "integer" {
 		return p, false
 	}
 	return p, true
+}
+
+// annotation reports an annotation keyword with a value of the type the
+// metaschema asks for.
+func annotation(k string, v any) bool {
+	switch k {
+	case "description", "title", "$comment":
+		_, ok := v.(string)
+		return ok
+	case "examples":
+		_, ok := v.([]any)
+		return ok
+	}
+	return false
 }
 
 // vouches reports whether in is certainly valid.

@@ -61,7 +61,11 @@ func checkFlatVouch(t *testing.T, v *schemaValidator, raw string) bool {
 	if err != nil || v.flat == nil || !v.flat.vouches(in) {
 		return false
 	}
-	if err := v.schema.Validate(map[string]any(in)); err != nil {
+	schema, err := v.compiled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(map[string]any(in)); err != nil {
 		t.Fatalf("the flat form vouched for %s, which the schema refuses: %v", raw, err)
 	}
 	return true
@@ -85,5 +89,67 @@ func FuzzFlatSchema(f *testing.F) {
 		for _, v := range vs {
 			checkFlatVouch(t, v, raw)
 		}
+	})
+}
+
+// flatDocs are schema documents near the flat shape, valid and not.
+var flatDocs = []string{
+	`{"type":"object","description":1}`, `{"type":"object","title":null}`, `{"type":"object","examples":"x"}`,
+	`{"type":"object","examples":[{}]}`, `{"type":"object","$comment":"c"}`, `{"type":"object","required":["a","a"]}`,
+	`{"type":"object","required":"a"}`, `{"type":"object","required":[]}`,
+	`{"type":"object","properties":{"a":{"type":"string","enum":["x","x"]}}}`,
+	`{"type":"object","properties":{"a":{"type":"string","enum":[]}}}`,
+	`{"type":"object","properties":{"a":{"type":"string","description":["d"]}}}`,
+	`{"type":"object","properties":{"a":{"type":"integer","minimum":"1"}}}`,
+	`{"type":"object","properties":{"a":{"type":"integer","default":{"any":"thing"}}}}`,
+	`{"type":"object","properties":{"a":{"type":"boolean","examples":[true]}}}`,
+	`{"type":"object","additionalProperties":"no"}`, `{"type":"object","properties":[]}`,
+}
+
+// TestFlatSchemaCompiles: a schema the flat form accepts compiles (the
+// toolkit compiles it only when an input needs the library), and one
+// that does not compile is refused at registration.
+func TestFlatSchemaCompiles(t *testing.T) {
+	docs := append([]string{}, flatDocs...)
+	for _, s := range flatSchemas {
+		docs = append(docs, s.schema)
+	}
+	flat := 0
+	for _, doc := range docs {
+		if checkFlatCompiles(t, doc) {
+			flat++
+		}
+	}
+	if flat < 8 {
+		t.Fatalf("only %d of the documents are flat", flat)
+	}
+}
+
+// checkFlatCompiles reports whether doc has a flat form, failing when it
+// has one and the schema library refuses it, or when registration
+// accepts a schema the library refuses.
+func checkFlatCompiles(t *testing.T, doc string) bool {
+	t.Helper()
+	v, err := compileSchema("t", []byte(doc))
+	if err != nil {
+		return false
+	}
+	if _, cerr := v.compiled(); cerr != nil {
+		t.Fatalf("%s: registration accepts it (flat form %v), the schema library refuses it: %v", doc, v.flat != nil, cerr)
+	}
+	return v.flat != nil
+}
+
+// FuzzFlatSchemaDoc: registration never accepts a schema the schema
+// library would refuse, flat or not.
+func FuzzFlatSchemaDoc(f *testing.F) {
+	for _, d := range flatDocs {
+		f.Add(d)
+	}
+	for _, s := range flatSchemas {
+		f.Add(s.schema)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		checkFlatCompiles(t, doc)
 	})
 }

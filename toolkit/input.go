@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/kaptinlin/jsonrepair"
@@ -184,12 +185,18 @@ func jsonKind(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// schemaValidator is a compiled input schema.
+// schemaValidator is a tool's input schema, ready to judge inputs.
 type schemaValidator struct {
-	schema *jsonschema.Schema
 	// flat, when the schema has the common flat shape, vouches for valid
 	// inputs without the schema library.
 	flat *flatSchema
+	// compiled returns the schema compiled by the library: at
+	// registration, or, for a flat schema, at the first input the flat
+	// form does not vouch for (to judge it and word the error). A flat
+	// schema is valid by construction (newFlatSchema accepts nothing the
+	// metaschema refuses), and compiling one cost a hundred times what
+	// the rest of registering a tool does.
+	compiled func() (*jsonschema.Schema, error)
 }
 
 // defaultInputSchema is used for tools that give none.
@@ -234,19 +241,30 @@ func compileInputSchema(url string, raw json.RawMessage) (*schemaValidator, erro
 		b, _ := json.Marshal(t)
 		return nil, fmt.Errorf("input schema must have \"type\": \"object\", not %s", b)
 	}
-	c := jsonschema.NewCompiler()
-	// The library's default loader reads file: URLs: a schema from an MCP
-	// server or a plugin could make the host read its files (or block on
-	// a FIFO). Only the schema itself and the metaschemas are known.
-	c.UseLoader(selfContained{})
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("input schema: %w", err)
+	compile := func() (*jsonschema.Schema, error) {
+		c := jsonschema.NewCompiler()
+		// The library's default loader reads file: URLs: a schema from an
+		// MCP server or a plugin could make the host read its files (or
+		// block on a FIFO). Only the schema itself and the metaschemas
+		// are known.
+		c.UseLoader(selfContained{})
+		if err := c.AddResource(url, doc); err != nil {
+			return nil, fmt.Errorf("input schema: %w", err)
+		}
+		s, err := c.Compile(url)
+		if err != nil {
+			return nil, fmt.Errorf("input schema does not compile: %w", err)
+		}
+		return s, nil
 	}
-	s, err := c.Compile(url)
+	if flat := newFlatSchema(obj); flat != nil {
+		return &schemaValidator{flat: flat, compiled: sync.OnceValues(compile)}, nil
+	}
+	s, err := compile()
 	if err != nil {
-		return nil, fmt.Errorf("input schema does not compile: %w", err)
+		return nil, err
 	}
-	return &schemaValidator{schema: s, flat: newFlatSchema(obj)}, nil
+	return &schemaValidator{compiled: func() (*jsonschema.Schema, error) { return s, nil }}, nil
 }
 
 // selfContained refuses every resource a schema names outside itself.
@@ -264,7 +282,12 @@ func (v *schemaValidator) validate(in Input) error {
 	if v.flat != nil && v.flat.vouches(in) {
 		return nil
 	}
-	err := v.schema.Validate(map[string]any(in))
+	schema, err := v.compiled()
+	if err != nil {
+		// Not expected (a flat schema is valid): said, not hidden.
+		return fmt.Errorf("the tool's input schema cannot judge the arguments: %w", err)
+	}
+	err = schema.Validate(map[string]any(in))
 	if err == nil {
 		return nil
 	}

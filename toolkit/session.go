@@ -112,7 +112,7 @@ func (m *MemoryStore) Session(_ context.Context, id string) (SessionState, error
 	defer m.mu.Unlock()
 	s, ok := m.sessions[id]
 	if !ok {
-		s = &memorySession{id: id, tasks: &memoryTasks{data: NewTaskListData()}, cache: newMemoryReadCache(m.limits), parked: &memoryParked{}}
+		s = &memorySession{id: id, limits: m.limits}
 		m.sessions[id] = s
 	}
 	return s, nil
@@ -141,6 +141,9 @@ type memorySession struct {
 	groupsSet bool
 	granted   []permission.Rule
 
+	// The parts are made on first use: most sessions that only check
+	// calls never touch them.
+	limits ReadCacheLimits
 	tasks  *memoryTasks
 	cache  *memoryReadCache
 	parked *memoryParked
@@ -194,9 +197,32 @@ func MergeRules(granted []permission.Rule, rules ...permission.Rule) []permissio
 	return granted
 }
 
-func (s *memorySession) Tasks() TaskList      { return s.tasks }
-func (s *memorySession) ReadCache() ReadCache { return s.cache }
-func (s *memorySession) Parked() ParkedTurns  { return s.parked }
+func (s *memorySession) Tasks() TaskList {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tasks == nil {
+		s.tasks = &memoryTasks{data: NewTaskListData()}
+	}
+	return s.tasks
+}
+
+func (s *memorySession) ReadCache() ReadCache {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cache == nil {
+		s.cache = newMemoryReadCache(s.limits)
+	}
+	return s.cache
+}
+
+func (s *memorySession) Parked() ParkedTurns {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.parked == nil {
+		s.parked = &memoryParked{}
+	}
+	return s.parked
+}
 
 // memoryParked is ParkedTurns in memory; expired records are swept when
 // a record is parked.

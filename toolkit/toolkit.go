@@ -133,9 +133,11 @@ type entry struct {
 	spec      Spec
 	group     string
 	validator *schemaValidator
-	// openAI is the input schema as OpenAI takes it (without titles),
-	// made once: a model step exports every tool.
-	openAI  json.RawMessage
+	// openAI returns the input schema as OpenAI takes it (without
+	// titles), made at the first export (a model step exports every
+	// tool), not at registration, which most tools of a short-lived
+	// toolkit never see past.
+	openAI  func() json.RawMessage
 	handler Next
 	subject subject
 }
@@ -315,7 +317,9 @@ func (tk *Toolkit) newEntry(t Tool, opts []RegisterOption) (e *entry, replace bo
 	if err != nil {
 		return nil, false, err
 	}
-	e = &entry{tool: t, spec: spec, group: reg.group, validator: v, openAI: stripTitles(spec.InputSchema)}
+	schema := spec.InputSchema
+	e = &entry{tool: t, spec: spec, group: reg.group, validator: v,
+		openAI: sync.OnceValue(func() json.RawMessage { return stripTitles(schema) })}
 	if e.group == "" {
 		e.group = BasicGroup
 	}

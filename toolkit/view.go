@@ -92,7 +92,7 @@ func (tk *Toolkit) Definitions(ctx context.Context, sessionID string, view *View
 			continue
 		}
 		d := definitionOf(e.spec, e.group, e.spec.External)
-		d.openAI, d.openAIFrom = e.openAI, d.InputSchema
+		d.openAI, d.openAIFrom = e.openAI(), d.InputSchema
 		out = append(out, d)
 	}
 	if r.reset != nil && !seen[ResetToolsName] {
