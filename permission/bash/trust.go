@@ -163,16 +163,16 @@ func (a *Analyzer) plantedGit(s *Script, env Env) []string {
 			return []string{"git runs in a folder that cannot be resolved"}
 		}
 		for {
-			// dir is resolved (no links in it): when it is missing (as
-			// the resolution just found, remembered by the scope), so are
-			// a .git and a HEAD in it, and git looks in its parent.
-			if _, err := a.paths.Lstat(dir); err == nil {
-				if _, err := a.paths.Lstat(filepath.Join(dir, ".git")); err == nil {
-					break
-				}
-				if looksLikeGitDir(dir) {
-					return []string{fmt.Sprintf("git would use %s as a bare repository, whose configuration may have been written by the agent", dir)}
-				}
+			// dir is resolved (no links in it). Where it is missing (as
+			// the resolution found, remembered by the scope), the scope
+			// answers that a .git and a HEAD in it are missing too,
+			// without asking the file system, and git looks in the
+			// parent.
+			if _, err := a.paths.Lstat(filepath.Join(dir, ".git")); err == nil {
+				break
+			}
+			if a.looksLikeGitDir(dir) {
+				return []string{fmt.Sprintf("git would use %s as a bare repository, whose configuration may have been written by the agent", dir)}
 			}
 			parent := path.Dir(dir)
 			if parent == dir {
@@ -186,8 +186,12 @@ func (a *Analyzer) plantedGit(s *Script, env Env) []string {
 }
 
 // looksLikeGitDir reports what git's discovery takes for a repository
-// folder: a HEAD file and objects/ and refs/ folders.
-func looksLikeGitDir(dir string) bool {
+// folder: a HEAD file and objects/ and refs/ folders. Where Lstat fails
+// (often known to the scope already), Stat fails too.
+func (a *Analyzer) looksLikeGitDir(dir string) bool {
+	if _, err := a.paths.Lstat(filepath.Join(dir, "HEAD")); err != nil {
+		return false
+	}
 	for _, name := range []string{"HEAD", "objects", "refs"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			return false

@@ -13,6 +13,7 @@ const (
 	probeDirOK
 	probeMissing
 	probeNotDir
+	probeFound // probePath: the path exists, no link on the way
 )
 
 // absentResult is a path probeDir found missing, or not a directory,

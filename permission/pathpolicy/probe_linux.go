@@ -22,13 +22,38 @@ import (
 //   - probeUnknown: anything else (a link on the way, no permission,
 //     openat2 missing or filtered): the caller walks the path as before.
 func probeDir(name string) probeResult {
-	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
+	return probe(name, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, probeDirOK)
+}
+
+// probePath asks the same of any clean absolute path, without asking for
+// a directory:
+//
+//   - probeFound: every component exists and none is a link, the last
+//     one included (without O_NOFOLLOW, RESOLVE_NO_SYMLINKS refuses a
+//     trailing link too);
+//   - probeMissing: the lookup stopped at a missing component (ENOENT) or
+//     at one that is not a directory with more to look up (ENOTDIR), and
+//     every component before it was a directory and not a link: Lstat of
+//     the path fails, as it does of every path below it;
+//   - probeUnknown: anything else.
+func probePath(name string) probeResult {
+	r := probe(name, unix.O_PATH|unix.O_CLOEXEC, probeFound)
+	if r == probeNotDir {
+		// Without O_DIRECTORY, ENOTDIR comes only from a component
+		// before the last one: the path does not exist.
+		r = probeMissing
+	}
+	return r
+}
+
+func probe(name string, flags uint64, found probeResult) probeResult {
+	how := unix.OpenHow{Flags: flags, Resolve: unix.RESOLVE_NO_SYMLINKS}
 	for {
 		fd, err := unix.Openat2(unix.AT_FDCWD, name, &how)
 		switch {
 		case err == nil:
 			unix.Close(fd)
-			return probeDirOK
+			return found
 		case errors.Is(err, unix.EINTR):
 			continue
 		case errors.Is(err, unix.ENOENT):

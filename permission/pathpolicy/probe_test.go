@@ -38,7 +38,11 @@ func TestScopedResolveProbe(t *testing.T) {
 	cwds := []string{"proj", "proj/src", "missing", "missing/deeper", "proj/file", "proj/file/below", "linkdir", "linkdir/src", "proj/ln", "proj/dangling"}
 	names := []string{".", "x", "src", "src/x", "../x", "ln/.ssh", "src/up/ln", "file", "file/x", "dangling", "abs/passwd", "a/b/c", "/etc/passwd", "", "./x/../y",
 		// through the parents of the starting directory
-		root, root + "/proj/ln/.ssh", root + "/linkdir/src/up/ln", root + "/missing/x", root + "/missing/deeper/x", root + "/proj/file/x", filepath.Dir(root) + "/x"}
+		root, root + "/proj/ln/.ssh", root + "/linkdir/src/up/ln", root + "/missing/x", root + "/missing/deeper/x", root + "/proj/file/x", filepath.Dir(root) + "/x",
+		// whole paths probed in one call: a trailing link, a dangling
+		// one, a link to an absolute path, a file, a folder, below a file
+		root + "/proj/ln", root + "/proj/dangling", root + "/proj/dangling/x", root + "/proj/abs", root + "/proj/abs/passwd",
+		root + "/proj/file", root + "/proj/src", root + "/proj/file/x/y", root + "/linkdir", root + "/proj/src/up"}
 	probed := 0
 	for _, c := range cwds {
 		cwd := filepath.Join(root, c)

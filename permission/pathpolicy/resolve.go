@@ -37,8 +37,22 @@ func (p *Policy) resolve(abs, cwd string, depth int) (string, bool) {
 		if !m.warmed && probeable(cwd) && strings.HasPrefix(abs, cwd) && (len(abs) == len(cwd) || abs[len(cwd)] == '/') {
 			p.warmDir(cwd)
 		}
-		if m.resolvesInPlace(abs) {
+		if m.resolvesInPlace(abs) || slices.Contains(m.found, abs) {
 			return abs, true
+		}
+		if probeable(abs) && m.unknownPrefixes(abs) >= 2 && len(m.absent)+len(m.found) < maxLookups {
+			// Two components or more the scope knows nothing of: one
+			// probe answers for the walk's Lstat of each (ENOENT or
+			// ENOTDIR alone, or the open and its close), unless a link
+			// is on the way.
+			switch probePath(abs) {
+			case probeFound:
+				m.found = append(m.found, abs)
+				return abs, true
+			case probeMissing:
+				m.absent = append(m.absent, absentResult{abs, true})
+				return abs, true
+			}
 		}
 	}
 	resolved := "/"
@@ -181,6 +195,9 @@ type lookups struct {
 	// no link on the way; warmed says the one probe was made.
 	absent []absentResult
 	warmed bool
+	// found are paths probePath found to exist with no link on the way,
+	// the last component included: each resolves to itself.
+	found []string
 	// dir is the directory the analysis starts in (ScopedIn), probed at
 	// the first Lstat below it; "" for none.
 	dir string
@@ -200,6 +217,22 @@ func (m *lookups) isNoLink(name string) bool {
 		}
 	}
 	return false
+}
+
+// unknownPrefixes counts, up to 2, the prefixes of a clean absolute path
+// (the path included) whose Lstat the scope does not remember: what the
+// walk would ask the file system.
+func (m *lookups) unknownPrefixes(abs string) int {
+	n := 0
+	for i := 1; i <= len(abs) && n < 2; i++ {
+		if i < len(abs) && abs[i] != '/' {
+			continue
+		}
+		if prefix := abs[:i]; !m.knownLstat(prefix) && !m.isNoLink(prefix) {
+			n++
+		}
+	}
+	return n
 }
 
 type lstatResult struct {

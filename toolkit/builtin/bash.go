@@ -276,7 +276,9 @@ func (b *Bash) MatchForeignRule(rule permission.Rule, in toolkit.Input, pc *perm
 // matchTargets matches a path rule against what a script reads or
 // writes.
 func matchTargets(a *shell.Analyzer, content string, targets []shell.PathTarget, unknown bool, env shell.Env, pc *permission.Context, recursiveCertain bool) permission.Match {
-	paths := a.Policy()
+	// One scope for the rule: its targets and the working directories
+	// share folders, which the scope looks up once (never longer).
+	paths := a.Policy().ScopedIn(env.Cwd)
 	var dirs []string
 	if pc != nil {
 		dirs = pc.WorkingDirs
