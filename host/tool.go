@@ -228,16 +228,25 @@ func (t *Tool) Suggestions(in toolkit.Input) []permission.Rule {
 // come; its CallResult ends the stream.
 func (t *Tool) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 	return func(yield func(*toolkit.Chunk, error) bool) {
-		raw, err := json.Marshal(in)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
 		var callID, sessionID string
-		if rt := toolkit.RuntimeFrom(ctx); rt != nil {
+		rt := toolkit.RuntimeFrom(ctx)
+		if rt != nil {
 			callID, sessionID = rt.CallID, rt.SessionID
 		}
-		body := callBody(t.spec.Name, raw, callID, sessionID)
+		var body []byte
+		// The arguments as the model sent them, when they are exactly the
+		// input (see toolkit.Runtime.Arguments): encoding the input again
+		// costs as much as a large input's hashing.
+		if args, ok := rt.Arguments(in); ok {
+			body = callBody(t.spec.Name, args, callID, sessionID)
+		} else {
+			raw, err := json.Marshal(in)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			body = callBody(t.spec.Name, raw, callID, sessionID)
+		}
 		// emit runs on this goroutine, inside the plugin's call: yielding
 		// from it streams the chunk to the consumer at once.
 		emit := func(c abi.Chunk) error {
@@ -275,7 +284,7 @@ func (t *Tool) Call(ctx context.Context, in toolkit.Input) toolkit.Stream {
 // json.Marshal would scan and compact a json.RawMessage again, which for
 // a large input costs as much as encoding it. The fields come in the
 // struct's order.
-func callBody(tool string, input []byte, callID, sessionID string) []byte {
+func callBody[T string | []byte](tool string, input T, callID, sessionID string) []byte {
 	quote := func(b []byte, s string) []byte {
 		q, _ := json.Marshal(s) // a string always encodes
 		return append(b, q...)

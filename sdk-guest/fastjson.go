@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"math"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strconv"
@@ -82,129 +83,182 @@ const (
 	msb = 0x8080808080808080
 )
 
-// plainWord reports whether none of the 8 bytes of w needs attention in
-// a JSON string: no '"', no '\\', no control byte, no byte ≥ 0x80.
-func plainWord(w uint64) bool {
+// attention returns, for each of the 8 bytes of w that needs attention
+// in a JSON string ('"', '\\', a control byte, a byte ≥ 0x80), its high
+// bit. Bytes above the first such byte may be flagged wrongly (a borrow
+// carries into them); the lowest flag is exact, which is all the callers
+// use.
+func attention(w uint64) uint64 {
 	hasLess := (w - lsb*0x20) & ^w // a byte < 0x20 (or ≥ 0x80)
 	q := w ^ (lsb * '"')
 	hasQ := (q - lsb) & ^q
 	bs := w ^ (lsb * '\\')
 	hasB := (bs - lsb) & ^bs
-	return (hasLess|hasQ|hasB|w)&msb == 0
+	return (hasLess | hasQ | hasB | w) & msb
 }
+
+// plainWord reports whether none of the 8 bytes of w needs attention in
+// a JSON string: no '"', no '\\', no control byte, no byte ≥ 0x80.
+func plainWord(w uint64) bool { return attention(w) == 0 }
 
 // str reads a JSON string (the opening quote is next). Invalid UTF-8
 // gives up: encoding/json replaces it, and the fallback does that.
+//
+// Its text is read in two passes, each a word at a time where it can:
+// strEnd finds the closing quote and checks what lies before it, then a
+// string with escapes is copied run by run between its backslashes into
+// a buffer of the right size. A large input (a tool's 10 MiB text) is
+// mostly plain runs, and a loop over its bytes one by one, compiled to
+// Wasm with a termination check at each iteration, was most of a call.
 func (s *scanner) str() (string, bool) {
 	if !s.eat('"') {
 		return "", false
 	}
 	start := s.pos
-	b := s.b
-	i := s.pos
+	end, escapes, ok := strEnd(s.b, start)
+	if !ok {
+		return "", false
+	}
+	s.pos = end + 1
+	if escapes {
+		return unescape(s.b[start:end])
+	}
+	if s.alias {
+		return unsafe.String(unsafe.SliceData(s.b[start:]), end-start), true
+	}
+	return string(s.b[start:end]), true
+}
+
+// skipStr reads past a JSON string (the opening quote is next), checking
+// it as str does but decoding nothing.
+func (s *scanner) skipStr() bool {
+	if !s.eat('"') {
+		return false
+	}
+	end, _, ok := strEnd(s.b, s.pos)
+	s.pos = end + 1
+	return ok
+}
+
+// strEnd returns the index of the quote that closes the string whose
+// text starts at b[i], and whether the text has escapes. It fails where
+// str gives up: on a control byte, invalid UTF-8, an unknown escape, a
+// \u without four hex digits, or no closing quote.
+func strEnd(b []byte, i int) (end int, escapes, ok bool) {
 	for {
-		for i+8 <= len(b) && plainWord(*(*uint64)(unsafe.Pointer(&b[i]))) {
+		for i+8 <= len(b) {
+			if a := attention(*(*uint64)(unsafe.Pointer(&b[i]))); a != 0 {
+				i += bits.TrailingZeros64(a) / 8 // the first byte to look at
+				break
+			}
 			i += 8
 		}
 		if i >= len(b) {
-			return "", false
+			return 0, false, false
 		}
 		c := b[i]
 		switch {
 		case c == '"':
-			s.pos = i + 1
-			if s.alias {
-				return unsafe.String(unsafe.SliceData(b[start:]), i-start), true
-			}
-			return string(b[start:i]), true
+			return i, escapes, true
 		case c == '\\':
-			return s.escaped(start, i)
+			if i+1 >= len(b) {
+				return 0, false, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if _, ok := hex4(b, i+2); !ok {
+					return 0, false, false
+				}
+				i += 6
+			default:
+				return 0, false, false
+			}
+			escapes = true
 		case c < 0x20:
-			return "", false
+			return 0, false, false
 		case c < utf8.RuneSelf:
 			i++
 		default:
 			r, n := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && n == 1 {
-				return "", false
+				return 0, false, false
 			}
 			i += n
 		}
 	}
 }
 
-// escaped finishes a string that has escapes; b[start:i] is its plain
-// beginning and b[i] its first backslash.
-func (s *scanner) escaped(start, i int) (string, bool) {
-	b := s.b
-	out := make([]byte, 0, i-start+16)
-	out = append(out, b[start:i]...)
-	for i < len(b) {
-		c := b[i]
-		switch {
-		case c == '"':
-			s.pos = i + 1
-			return string(out), true
-		case c < 0x20:
-			return "", false
-		case c == '\\':
-			if i+1 >= len(b) {
-				return "", false
-			}
-			i++
-			switch b[i] {
-			case '"', '\\', '/':
-				out = append(out, b[i])
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				r, ok := hex4(b, i+1)
+// indexBackslash is bytes.IndexByte(b, '\\'), a word at a time.
+func indexBackslash(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := *(*uint64)(unsafe.Pointer(&b[i])) ^ (lsb * '\\')
+		if m := (w - lsb) & ^w & msb; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] == '\\' {
+			return i
+		}
+	}
+	return -1
+}
+
+// unescape decodes the text of a string that strEnd accepted and found
+// escapes in. A lone or broken surrogate gives up: encoding/json's
+// replacement of it is left to the fallback.
+func unescape(raw []byte) (string, bool) {
+	// Each escape is longer than what it stands for: the text's length
+	// bounds the result's.
+	out := make([]byte, 0, len(raw))
+	for {
+		j := indexBackslash(raw)
+		if j < 0 {
+			out = append(out, raw...)
+			break
+		}
+		out = append(out, raw[:j]...)
+		raw = raw[j:] // raw[0] is the backslash; strEnd checked the escape
+		switch c := raw[1]; c {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, _ := hex4(raw, 2)
+			raw = raw[6:]
+			if utf16.IsSurrogate(r) {
+				// Only a valid pair is taken.
+				if len(raw) < 6 || raw[0] != '\\' || raw[1] != 'u' {
+					return "", false
+				}
+				r2, ok := hex4(raw, 2)
 				if !ok {
 					return "", false
 				}
-				i += 4
-				if utf16.IsSurrogate(r) {
-					// Only a valid pair is taken; encoding/json's
-					// replacement of a lone half is left to it.
-					if i+6 >= len(b) || b[i+1] != '\\' || b[i+2] != 'u' {
-						return "", false
-					}
-					r2, ok := hex4(b, i+3)
-					if !ok {
-						return "", false
-					}
-					r = utf16.DecodeRune(r, r2)
-					if r == utf8.RuneError {
-						return "", false
-					}
-					i += 6
+				if r = utf16.DecodeRune(r, r2); r == utf8.RuneError {
+					return "", false
 				}
-				out = utf8.AppendRune(out, r)
-			default:
-				return "", false
+				raw = raw[6:]
 			}
-			i++
-		case c < utf8.RuneSelf:
+			out = utf8.AppendRune(out, r)
+			continue
+		default: // '"', '\\', '/'
 			out = append(out, c)
-			i++
-		default:
-			r, n := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && n == 1 {
-				return "", false
-			}
-			out = append(out, b[i:i+n]...)
-			i += n
 		}
+		raw = raw[2:]
 	}
-	return "", false
+	// out is this string's own and never written again.
+	return unsafe.String(unsafe.SliceData(out), len(out)), true
 }
 
 func hex4(b []byte, i int) (rune, bool) {
@@ -290,15 +344,14 @@ func (s *scanner) skip(depth int) bool {
 	}
 	switch s.next() {
 	case '"':
-		_, ok := s.str()
-		return ok
+		return s.skipStr()
 	case '{':
 		s.pos++
 		if s.eat('}') {
 			return true
 		}
 		for {
-			if _, ok := s.str(); !ok || !s.eat(':') || !s.skip(depth+1) {
+			if !s.skipStr() || !s.eat(':') || !s.skip(depth+1) {
 				return false
 			}
 			if s.eat('}') {

@@ -73,6 +73,77 @@ func TestDecodeInputMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+// TestStringsMatchEncodingJSON: strings are read a word at a time, so
+// each byte that needs attention (an escape, a quote, a control byte,
+// UTF-8, invalid UTF-8) is tried at every offset within a word and
+// across word boundaries, alone and after another; the decoded text, or
+// the fallback's error, is encoding/json's.
+func TestStringsMatchEncodingJSON(t *testing.T) {
+	specials := []struct{ name, s string }{
+		{"newline escape", `\n`},
+		{"quote escape", `\"`},
+		{"backslash escape", `\\`},
+		{"slash escape", `\/`},
+		{"unicode escape", `\u00e9`},
+		{"surrogate pair", `\ud83d\ude00`},
+		{"lone surrogate", `\ud83d`},
+		{"surrogate then escape", `\ud83d\n`},
+		{"bad hex", `\u00g9`},
+		{"short unicode escape", `\u00`},
+		{"unknown escape", `\x`},
+		{"two-byte UTF-8", "é"},
+		{"four-byte UTF-8", "😀"},
+		{"invalid UTF-8", "\xff"},
+		{"control byte", "\x01"},
+		{"del", "\x7f"},
+	}
+	for _, sp := range specials {
+		for pre := range 18 {
+			for _, post := range []int{0, 1, 7, 8, 9, 20} {
+				text := strings.Repeat("a", pre) + sp.s + strings.Repeat("b", post)
+				for _, doc := range []string{
+					`{"text":"` + text + `"}`,
+					`{"text":"` + text + sp.s + `"}`,
+					`{"tags":["` + text + `"],"text":"x"}`,
+					`{"unknown":"` + text + `","text":"x"}`,
+					`{"text":"` + text, // unterminated
+				} {
+					got, gotErr := decodeInput[flatIn]([]byte(doc), true)
+					var want flatIn
+					wantErr := json.Unmarshal([]byte(doc), &want)
+					if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+						t.Fatalf("%s, %q: error %v, encoding/json %v", sp.name, doc, gotErr, wantErr)
+					}
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("%s, %q:\n got %+v\nwant %+v", sp.name, doc, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzDecodeInput: whatever the input, the fast decoding gives what
+// encoding/json gives.
+func FuzzDecodeInput(f *testing.F) {
+	f.Add(`{"text":"esc \" \\ \/ \b \f \n \r \t \u00e9 \ud83d\ude00 end","tags":["a\nb"]}`)
+	f.Add(`{"text":"héllo wörld ✓ 😀","n":3}`)
+	f.Fuzz(func(t *testing.T, doc string) {
+		if doc == "" || doc == "null" {
+			return // decodeInput's own rule: the zero value
+		}
+		got, gotErr := decodeInput[flatIn]([]byte(doc), true)
+		var want flatIn
+		wantErr := json.Unmarshal([]byte(doc), &want)
+		if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+			t.Fatalf("%q: error %v, encoding/json %v", doc, gotErr, wantErr)
+		}
+		if wantErr == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q:\n got %+v\nwant %+v", doc, got, want)
+		}
+	})
+}
+
 // TestPlans: which input types are decoded without encoding/json.
 func TestPlans(t *testing.T) {
 	type embedded struct{ flatIn }

@@ -3,7 +3,6 @@ package toolkit
 import (
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 )
 
 // decodeFlatObject decodes the common shape of a call's arguments, one
@@ -16,30 +15,37 @@ import (
 // authority, errors and repairs included. s must be valid UTF-8 (parseArguments
 // checks first).
 func decodeFlatObject(s string) (Input, bool) {
+	in, _, ok := decodeFlat(s)
+	return in, ok
+}
+
+// decodeFlat is decodeFlatObject that also counts the object's members
+// (duplicate keys included).
+func decodeFlat(s string) (Input, int, bool) {
 	d := flatDecoder{s: s}
 	d.space()
 	if !d.byte('{') {
-		return nil, false
+		return nil, 0, false
 	}
 	out := make(Input, 4)
 	d.space()
 	if d.byte('}') {
-		return out, d.end()
+		return out, 0, d.end()
 	}
-	for {
+	for members := 1; ; members++ {
 		d.space()
 		key, ok := d.str()
 		if !ok {
-			return nil, false
+			return nil, 0, false
 		}
 		d.space()
 		if !d.byte(':') {
-			return nil, false
+			return nil, 0, false
 		}
 		d.space()
 		v, ok := d.scalar()
 		if !ok {
-			return nil, false
+			return nil, 0, false
 		}
 		out[key] = v
 		d.space()
@@ -47,9 +53,9 @@ func decodeFlatObject(s string) (Input, bool) {
 			continue
 		}
 		if d.byte('}') {
-			return out, d.end()
+			return out, members, d.end()
 		}
-		return nil, false
+		return nil, 0, false
 	}
 }
 
@@ -150,38 +156,47 @@ func (d *flatDecoder) str() (string, bool) {
 		return "", false
 	}
 	start := d.i
-	for d.i < len(d.s) {
-		c := d.s[d.i]
-		switch {
-		case c == '"':
-			d.i++
-			return d.s[start : d.i-1], true
-		case c == '\\':
-			return d.escaped(start)
-		case c < 0x20:
-			return "", false // a control character: not JSON
-		}
+	d.run()
+	if d.i < len(d.s) && d.s[d.i] == '"' {
 		d.i++
+		return d.s[start : d.i-1], true
 	}
-	return "", false
+	if d.i < len(d.s) && d.s[d.i] == '\\' {
+		return d.escaped(start)
+	}
+	return "", false // a control character, or no closing quote
+}
+
+// run moves past the bytes that stand for themselves in a string: all
+// but '"', '\\' and control characters.
+func (d *flatDecoder) run() {
+	s, i := d.s, d.i
+	for i < len(s) && s[i] != '"' && s[i] != '\\' && s[i] >= 0x20 {
+		i++
+	}
+	d.i = i
 }
 
 // escaped finishes a string holding an escape; start is its first byte.
+// The text between escapes is copied a run at a time: a long text (a
+// file's content) has a \n every line.
 func (d *flatDecoder) escaped(start int) (string, bool) {
-	b := make([]byte, 0, len(d.s)-start)
-	b = append(b, d.s[start:d.i]...)
+	var b strings.Builder
+	b.Grow(len(d.s) - start) // escapes are longer than what they stand for
+	b.WriteString(d.s[start:d.i])
 	for d.i < len(d.s) {
-		c := d.s[d.i]
-		switch {
+		runStart := d.i
+		d.run()
+		b.WriteString(d.s[runStart:d.i])
+		if d.i >= len(d.s) {
+			break
+		}
+		switch c := d.s[d.i]; {
 		case c == '"':
 			d.i++
-			return string(b), true
+			return b.String(), true
 		case c < 0x20:
 			return "", false
-		case c != '\\':
-			b = append(b, c)
-			d.i++
-			continue
 		}
 		if d.i+1 >= len(d.s) {
 			return "", false
@@ -190,17 +205,17 @@ func (d *flatDecoder) escaped(start int) (string, bool) {
 		d.i += 2
 		switch e {
 		case '"', '\\', '/':
-			b = append(b, e)
+			b.WriteByte(e)
 		case 'b':
-			b = append(b, '\b')
+			b.WriteByte('\b')
 		case 'f':
-			b = append(b, '\f')
+			b.WriteByte('\f')
 		case 'n':
-			b = append(b, '\n')
+			b.WriteByte('\n')
 		case 'r':
-			b = append(b, '\r')
+			b.WriteByte('\r')
 		case 't':
-			b = append(b, '\t')
+			b.WriteByte('\t')
 		case 'u':
 			if d.i+4 > len(d.s) {
 				return "", false
@@ -222,7 +237,7 @@ func (d *flatDecoder) escaped(start int) (string, bool) {
 				return "", false
 			}
 			d.i += 4
-			b = utf8.AppendRune(b, r)
+			b.WriteRune(r)
 		default:
 			return "", false
 		}

@@ -94,34 +94,84 @@ type repair struct {
 // JSON is repaired when it can be; rep is non-nil when it was. Empty
 // arguments are the empty object.
 func parseArguments(raw string) (in Input, rep *repair, err error) {
+	in, _, rep, err = parseArgs(raw)
+	return in, rep, err
+}
+
+// maxPlainKeys bounds the keys of arguments parseArgs calls plain (its
+// check of keys that differ only by case is quadratic).
+const maxPlainKeys = 64
+
+// parseArgs is parseArguments that also reports whether the arguments
+// are plain: one flat object (see decodeFlatObject) with no key twice
+// and no two keys that differ only by case, which every JSON decoder
+// reads as the same members, whatever it does with duplicates and case
+// (encoding/json matches struct fields without regard to case, last
+// duplicate winning; other decoders keep the first). The text of plain
+// arguments can stand for in itself (see Runtime.Arguments).
+func parseArgs(raw string) (in Input, plain bool, rep *repair, err error) {
 	if strings.TrimSpace(raw) == "" {
-		return Input{}, nil, nil
+		return Input{}, false, nil, nil
 	}
 	if !utf8.ValidString(raw) {
 		// JSON is UTF-8; a decoder would turn the bad bytes into U+FFFD
 		// and a Write would store them so, silently.
-		return nil, nil, fmt.Errorf("the arguments are not valid UTF-8 (a bad byte at offset %d); send text as UTF-8, and binary data base64-encoded if the tool takes it", jsontext.InvalidUTF8(raw))
+		return nil, false, nil, fmt.Errorf("the arguments are not valid UTF-8 (a bad byte at offset %d); send text as UTF-8, and binary data base64-encoded if the tool takes it", jsontext.InvalidUTF8(raw))
 	}
-	if in, ok := decodeFlatObject(raw); ok {
-		return in, nil, nil
+	if in, members, ok := decodeFlat(raw); ok {
+		return in, members == len(in) && len(in) <= maxPlainKeys && !foldCollision(in), nil, nil
 	}
 	v, err := decodeJSON(raw)
 	if err != nil {
 		fixed, rerr := repairJSON(raw)
 		if rerr != nil {
-			return nil, nil, fmt.Errorf("the arguments are not valid JSON (%v) and could not be repaired; send a JSON object", err)
+			return nil, false, nil, fmt.Errorf("the arguments are not valid JSON (%v) and could not be repaired; send a JSON object", err)
 		}
 		v, rerr = decodeJSON(fixed)
 		if rerr != nil {
-			return nil, nil, fmt.Errorf("the arguments are not valid JSON (%v); send a JSON object", err)
+			return nil, false, nil, fmt.Errorf("the arguments are not valid JSON (%v); send a JSON object", err)
 		}
 		rep = &repair{cause: err, fixed: fixed}
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, rep, fmt.Errorf("the arguments must be a JSON object, not %s", jsonKind(v))
+		return nil, false, rep, fmt.Errorf("the arguments must be a JSON object, not %s", jsonKind(v))
 	}
-	return Input(obj), rep, nil
+	return Input(obj), false, rep, nil
+}
+
+// foldCollision reports whether two keys of in differ only by case (by
+// Unicode simple folding, as encoding/json compares them).
+func foldCollision(in Input) bool {
+	keys := make([]string, 0, len(in))
+	for k := range in {
+		for _, seen := range keys {
+			if strings.EqualFold(k, seen) {
+				return true
+			}
+		}
+		keys = append(keys, k)
+	}
+	return false
+}
+
+// sameFlat reports whether in holds exactly the members of flat, whose
+// values are those of a flat object (strings, json.Number, booleans,
+// null). Strings compare by content, which for the same string (the
+// usual case: in is flat itself, or a copy of it) stops at the pointer.
+func sameFlat(in, flat Input) bool {
+	if len(in) != len(flat) {
+		return false
+	}
+	for k, v := range flat {
+		w, ok := in[k]
+		// v is of a comparable type, so v != w cannot panic: it is false
+		// at once for a w of another type.
+		if !ok || v != w {
+			return false
+		}
+	}
+	return true
 }
 
 // describe says, for the model, what was wrong with the arguments and

@@ -23,6 +23,25 @@ type Runtime struct {
 	// Permission is the permission configuration the call was judged
 	// under: tools read the working directories from it.
 	Permission *permission.Context
+	// args is the call's arguments text when it is plain, and argsInput
+	// what it decoded to (see Arguments).
+	args      string
+	argsInput Input
+}
+
+// Arguments returns the call's JSON arguments as they were sent, when in
+// holds exactly what they decode to, and any JSON decoder reads them as
+// those members (one object of strings, numbers, booleans and nulls, no
+// key twice, no two keys that differ only by case); else ok is false. A
+// tool that hands its input on as JSON (to a plugin, say) can send these
+// bytes instead of encoding in again, which for a large input costs as
+// much as the call's other work. in is compared member by member, so an
+// input a middleware or a check replaced or changed gives ok false.
+func (rt *Runtime) Arguments(in Input) (args string, ok bool) {
+	if rt == nil || rt.argsInput == nil || !sameFlat(in, rt.argsInput) {
+		return "", false
+	}
+	return rt.args, true
 }
 
 type runtimeKey struct{}

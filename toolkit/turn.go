@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -167,11 +168,16 @@ const (
 )
 
 type callState struct {
-	call     Call
-	phase    phase
-	e        *entry
-	input    Input
-	repaired bool
+	call  Call
+	phase phase
+	e     *entry
+	input Input
+	// args and argsInput are the call's arguments text and what it
+	// decoded to, when the text is plain (see parseArgs): see
+	// Runtime.Arguments.
+	args      string
+	argsInput Input
+	repaired  bool
 	// ran: the call was executed (or its external result submitted), so
 	// a response on repaired input says it ran on a guess.
 	ran        bool
@@ -532,7 +538,13 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 		}
 	}
 	cs.e = e
-	in, rep, err := parseArguments(cs.call.Arguments)
+	in, plain, rep, err := parseArgs(cs.call.Arguments)
+	cs.args, cs.argsInput = "", nil
+	if plain {
+		// A copy: the checks below and the middlewares get in itself,
+		// and may change it.
+		cs.args, cs.argsInput = cs.call.Arguments, maps.Clone(in)
+	}
 	if err != nil {
 		t.finish(cs, withErr(errorResponse(cs.call.Name, cs.call.ID, KindInvalidInput, fmt.Sprintf("Invalid arguments for %s: %v.", cs.call.Name, err)), err))
 		return
@@ -712,7 +724,7 @@ func (t *Turn) loadGranted(ctx context.Context) error {
 
 func (t *Turn) runtime(cs *callState) *Runtime {
 	return &Runtime{SessionID: t.session.ID(), CallID: cs.call.ID, Tool: cs.call.Name, Session: t.session,
-		Accept: t.opts.Accept, Permission: t.permissionContext()}
+		Accept: t.opts.Accept, Permission: t.permissionContext(), args: cs.args, argsInput: cs.argsInput}
 }
 
 func (t *Turn) executeCall(ctx context.Context, cs *callState) *Response {

@@ -29,9 +29,8 @@ const (
 type Instrumented struct {
 	// Wasm is the rewritten binary.
 	Wasm []byte
-	// Checks counts the checks added: one per loop, one per bulk memory
-	// or table instruction, and one per function body that does not
-	// start with a loop.
+	// Checks counts the checks added: one per function body, one per
+	// loop and one per bulk memory or table instruction.
 	Checks int
 	// Start reports that the module had a start function, now exported
 	// as StartExport.
@@ -210,7 +209,11 @@ func Instrument(wasm []byte) (*Instrumented, error) {
 		case secStart:
 			// Dropped: exported as StartExport instead.
 		case secCode:
-			body, checks, err := instrumentCode(s.body, budget, flag)
+			params, err := paramCounts(secs)
+			if err != nil {
+				return nil, err
+			}
+			body, checks, err := instrumentCode(s.body, budget, flag, params)
 			if err != nil {
 				return nil, fmt.Errorf("code section: %w", err)
 			}
@@ -269,16 +272,38 @@ const Budget = 1 << 12
 // cannot interrupt, so a few of them make a visit to Go due.
 const BulkCost = Budget / 16
 
+// LoopChunk is how many iterations a loop runs on its function's local
+// countdown between two checks of the budget. A check at a loop head
+// counts down a local of the function (a register in the compiled code)
+// rather than the budget (a global, read and written through the module
+// instance in memory); once LoopChunk iterations are counted it takes
+// them from the budget at once, which a tight loop (the rounds of a
+// hash, a scan over a string) otherwise pays for at every iteration.
+//
+// The countdown starts full at each call, so iterations a call counted
+// without taking them from the budget are lost when it returns: between
+// two visits to the Go runtime a guest runs at most Budget checks'
+// worth of calls, each with fewer than LoopChunk iterations of its own
+// (Budget·LoopChunk loop iterations at worst, against Budget without the
+// countdown); a loop that runs on spends the budget as before. An
+// interrupt is heard within LoopChunk iterations or at the next call,
+// whichever comes first.
+const LoopChunk = 16
+
 // instrumentCode rewrites the bodies of a code section, adding a check at
 // the entry of each, after the block type of each loop and before each
-// bulk instruction.
-func instrumentCode(code []byte, budget, flag uint32) ([]byte, int, error) {
+// bulk instruction. params holds the number of parameters of each
+// function the section defines, the first local's index.
+func instrumentCode(code []byte, budget, flag uint32, params []uint32) ([]byte, int, error) {
 	checks := [2][]byte{checkCode(budget, flag, 1), checkCode(budget, flag, BulkCost)}
 
 	r := &reader{b: code}
 	n, err := r.u32()
 	if err != nil {
 		return nil, 0, err
+	}
+	if uint64(n) != uint64(len(params)) {
+		return nil, 0, fmt.Errorf("%d bodies for %d functions", n, len(params))
 	}
 	out := make([]byte, 0, len(code)+len(code)/8)
 	out = appendU32(out, n)
@@ -294,7 +319,7 @@ func instrumentCode(code []byte, budget, flag uint32) ([]byte, int, error) {
 			return nil, 0, fmt.Errorf("body %d: %w", i, err)
 		}
 		var added int
-		body, added, err = instrumentBody(body[:0], src, checks, budget)
+		body, added, err = instrumentBody(body[:0], src, checks, budget, flag, params[i])
 		if err != nil {
 			return nil, 0, fmt.Errorf("body %d: %w", i, err)
 		}
@@ -309,39 +334,63 @@ func instrumentCode(code []byte, budget, flag uint32) ([]byte, int, error) {
 }
 
 // instrumentBody appends to out the function body src with checks[0]
-// inserted after its local declarations (unless a loop comes first) and
+// inserted after its local declarations, a loop check (see loopCheck)
 // after the block type of every loop, and checks[1] before every bulk
-// instruction; it returns how many it inserted.
+// instruction; it returns how many checks it inserted. A body with loops
+// gets one more local, the loops' countdown, set to LoopChunk at entry;
+// params is the function's number of parameters, which the declared
+// locals follow.
 //
 // globals is the number of globals the module has: an instruction naming
 // a global beyond them (the added ones, which such a module would reach
 // once instrumented) is refused, or a guest could clear the interrupt
 // flag or refill its budget.
-func instrumentBody(out, src []byte, checks [2][]byte, globals uint32) ([]byte, int, error) {
+func instrumentBody(out, src []byte, checks [2][]byte, globals, flag, params uint32) ([]byte, int, error) {
 	type insertion struct {
 		at   int
 		bulk bool
 	}
 	var ins []insertion
-	start, err := walkBody(src, globals, func(at int, bulk bool) { ins = append(ins, insertion{at, bulk}) })
+	loops := false
+	start, locals, err := walkBody(src, globals, func(at int, bulk bool) {
+		ins = append(ins, insertion{at, bulk})
+		loops = loops || !bulk
+	})
 	if err != nil {
 		return nil, 0, err
 	}
-	out = append(out, src[:start]...)
-	added := len(ins)
-	// A body that starts with a loop gets its entry check from the loop's
-	// (compilers such as Go's start every function with one).
-	if start >= len(src) || src[start] != 0x03 {
+	var loop []byte
+	if loops {
+		// The countdown is a new local after the declared ones: one more
+		// group of one i32.
+		r := &reader{b: src}
+		groups, err := r.u32()
+		if err != nil {
+			return nil, 0, err
+		}
+		countdown := params + uint32(locals)
+		if uint64(params)+locals >= 1<<32-1 {
+			return nil, 0, fmt.Errorf("no index left for another local")
+		}
+		out = appendU32(out, groups+1)
+		out = append(out, src[r.pos:start]...)
+		out = append(out, 0x01, 0x7f)
 		out = append(out, checks[0]...)
-		added++
+		out = appendS32(append(out, 0x41), LoopChunk) // i32.const LoopChunk
+		out = appendU32(append(out, 0x21), countdown) // local.set countdown
+		loop = loopCheck(globals, flag, countdown)
+	} else {
+		out = append(out, src[:start]...)
+		out = append(out, checks[0]...)
 	}
+	added := len(ins) + 1
 	copied := start
 	for _, in := range ins {
 		out = append(out, src[copied:in.at]...)
 		if in.bulk {
 			out = append(out, checks[1]...)
 		} else {
-			out = append(out, checks[0]...)
+			out = append(out, loop...)
 		}
 		copied = in.at
 	}
@@ -351,12 +400,12 @@ func instrumentBody(out, src []byte, checks [2][]byte, globals uint32) ([]byte, 
 // walkBody reads a function body: its local declarations, at most
 // MaxLocals locals, then its instructions, each of which must be of
 // WebAssembly 2.0 and name no global at or beyond globals. It returns
-// where the instructions start, and calls insert (when not nil) with the
-// offset just after each loop's block type, and with the offset of each
-// bulk memory or table instruction (bulk true).
-func walkBody(src []byte, globals uint32, insert func(at int, bulk bool)) (start int, err error) {
+// where the instructions start and the number of locals it declares,
+// and calls insert (when not nil) with the offset just after each loop's
+// block type, and with the offset of each bulk memory or table
+// instruction (bulk true).
+func walkBody(src []byte, globals uint32, insert func(at int, bulk bool)) (start int, locals uint64, err error) {
 	r := &reader{b: src}
-	var locals uint64
 	err = vector(r, func() error {
 		n, err := r.u32()
 		if err != nil {
@@ -368,18 +417,18 @@ func walkBody(src []byte, globals uint32, insert func(at int, bulk bool)) (start
 		return valueTypeAt(r)
 	})
 	if err != nil {
-		return 0, fmt.Errorf("locals: %w", err)
+		return 0, 0, fmt.Errorf("locals: %w", err)
 	}
 	start = r.pos
 	for !r.done() {
 		opAt := r.pos
 		op, err := r.byte()
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		at := r.pos
 		if err := skipImmediates(r, op); err != nil {
-			return 0, fmt.Errorf("opcode 0x%02x at offset %d: %w", op, at, err)
+			return 0, 0, fmt.Errorf("opcode 0x%02x at offset %d: %w", op, at, err)
 		}
 		switch op {
 		case 0x03: // loop
@@ -389,7 +438,7 @@ func walkBody(src []byte, globals uint32, insert func(at int, bulk bool)) (start
 		case 0x23, 0x24: // global.get, global.set
 			ir := &reader{b: src, pos: at}
 			if i, err := ir.u32(); err != nil || i >= globals {
-				return 0, fmt.Errorf("global.%s of global %d, which the module does not have", map[byte]string{0x23: "get", 0x24: "set"}[op], i)
+				return 0, 0, fmt.Errorf("global.%s of global %d, which the module does not have", map[byte]string{0x23: "get", 0x24: "set"}[op], i)
 			}
 		case 0xfc:
 			ir := &reader{b: src, pos: at}
@@ -401,7 +450,7 @@ func walkBody(src []byte, globals uint32, insert func(at int, bulk bool)) (start
 			}
 		}
 	}
-	return start, nil
+	return start, locals, nil
 }
 
 // checkCode is the instruction sequence of a check that costs cost: take
@@ -420,6 +469,68 @@ func checkCode(budget, flag uint32, cost int32) []byte {
 	c = appendU32(append(c, 0x23), flag)         //   global.get flag
 	c = append(c, 0x04, 0x40, 0x00, 0x0b)        //   if unreachable end
 	return append(c, 0x0b)                       // end
+}
+
+// loopCheck is the check at a loop head: count the local countdown
+// down; when it is spent, take LoopChunk from the budget (the check of
+// checkCode) and fill the countdown again.
+func loopCheck(budget, flag, countdown uint32) []byte {
+	c := appendU32([]byte{0x20}, countdown)     // local.get countdown
+	c = append(c, 0x41, 0x01, 0x6b, 0x22)       // i32.const 1, i32.sub, local.tee
+	c = appendU32(c, countdown)                 //   countdown
+	c = append(c, 0x41, 0x00, 0x4c, 0x04, 0x40) // i32.const 0, i32.le_s, if
+	c = append(c, checkCode(budget, flag, LoopChunk)...)
+	c = appendS32(append(c, 0x41), LoopChunk) //   i32.const LoopChunk
+	c = appendU32(append(c, 0x21), countdown) //   local.set countdown
+	return append(c, 0x0b)                    // end
+}
+
+// paramCounts returns the number of parameters of each function the
+// module defines (its function section's order, the code section's).
+func paramCounts(secs []section) ([]uint32, error) {
+	var types, funcs []uint32
+	for _, s := range secs {
+		switch s.id {
+		case 1:
+			r := &reader{b: s.body}
+			err := vector(r, func() error {
+				if _, err := r.byte(); err != nil { // 0x60, which checkSection checked
+					return err
+				}
+				n, err := r.u32()
+				if err != nil {
+					return err
+				}
+				types = append(types, n)
+				for range n {
+					if err := valueTypeAt(r); err != nil {
+						return err
+					}
+				}
+				return vector(r, func() error { return valueTypeAt(r) })
+			})
+			if err != nil {
+				return nil, fmt.Errorf("type section: %w", err)
+			}
+		case 3:
+			r := &reader{b: s.body}
+			err := vector(r, func() error {
+				t, err := r.u32()
+				if err != nil {
+					return err
+				}
+				if uint64(t) >= uint64(len(types)) {
+					return fmt.Errorf("function %d has type %d, which the module does not have", len(funcs), t)
+				}
+				funcs = append(funcs, types[t])
+				return nil
+			})
+			if err != nil {
+				return nil, fmt.Errorf("function section: %w", err)
+			}
+		}
+	}
+	return funcs, nil
 }
 
 // hasMemory reports whether a module imports or defines a linear memory.

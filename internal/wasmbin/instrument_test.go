@@ -71,47 +71,105 @@ func instantiate(t *testing.T, wasm []byte) (api.Module, wazero.Runtime) {
 // the host sets the flag from another goroutine, and the Go runtime can
 // collect garbage while the guest loops (the budget's visits to Go): with
 // a check that never left the machine code, runtime.GC would wait for the
-// guest, and the guest for the flag, for ever.
+// guest, and the guest for the flag, for ever. The loops count down a
+// local of their function (see LoopChunk), which the test's functions
+// declare after parameters and locals of their own, and the loop that
+// calls a function with a short loop of its own spends the budget by its
+// calls; with the budget left as it is (a host whose store to it the
+// guest overwrote), the flag is read when the budget runs out.
 func TestInterruptStopsLoop(t *testing.T) {
-	wasm := module(typeVoid, sec(3, 1, 0), oneMemory, sec(secExport, concat([]byte{1}, name("spin"), []byte{0, 0})...), code(loopForever))
-	ins, err := Instrument(wasm)
-	if err != nil {
-		t.Fatal(err)
+	typeParams := sec(1, 2, 0x60, 0, 0, 0x60, 2, 0x7f, 0x7e, 0) // type 1: (i32, i64) -> ()
+	spinExport := sec(secExport, concat([]byte{1}, name("spin"), []byte{0, 0})...)
+	// Function 1 (type 1): a local i32 counts 3 iterations of its loop.
+	shortLoop := []byte{1, 1, 0x7f, 0x03, 0x40, 0x20, 2, 0x41, 1, 0x6a, 0x22, 2, 0x41, 3, 0x48, 0x0d, 0, 0x0b, 0x0b}
+	tests := []struct {
+		name        string
+		wasm        []byte
+		checks      int
+		spendBudget bool
+	}{
+		{"loop", module(typeVoid, sec(3, 1, 0), oneMemory, spinExport, code(loopForever)), 2, true},
+		{"loop, budget left as it is", module(typeVoid, sec(3, 1, 0), oneMemory, spinExport, code(loopForever)), 2, false},
+		{
+			// spin: (local f64 i32) loop (local.get 1, local.set 1, br 0)
+			"loop among locals", module(typeVoid, sec(3, 1, 0), oneMemory, spinExport,
+				code([]byte{2, 1, 0x7c, 1, 0x7f, 0x03, 0x40, 0x20, 1, 0x21, 1, 0x0c, 0, 0x0b, 0x0b})), 2, true,
+		},
+		{
+			// spin: loop (i32.const 0, i64.const 0, call 1, br 0)
+			"loop calling a short loop", module(typeParams, sec(3, 2, 0, 1), oneMemory, spinExport,
+				code([]byte{0, 0x03, 0x40, 0x41, 0, 0x42, 0, 0x10, 1, 0x0c, 0, 0x0b, 0x0b}, shortLoop)), 4, false,
+		},
 	}
-	if ins.Checks != 1 { // the loop, which comes first and so checks the entry too
-		t.Errorf("Checks = %d, want 1", ins.Checks)
-	}
-	mod, _ := instantiate(t, ins.Wasm)
-	flag, ok := mod.ExportedGlobal(InterruptExport).(api.MutableGlobal)
-	if !ok {
-		t.Fatalf("no mutable global %s", InterruptExport)
-	}
-	done := make(chan error, 1)
-	go func() { _, err := mod.ExportedFunction("spin").Call(context.Background()); done <- err }()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ins, err := Instrument(tt.wasm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ins.Checks != tt.checks { // each function's entry and each loop
+				t.Errorf("Checks = %d, want %d", ins.Checks, tt.checks)
+			}
+			mod, _ := instantiate(t, ins.Wasm)
+			flag, ok := mod.ExportedGlobal(InterruptExport).(api.MutableGlobal)
+			if !ok {
+				t.Fatalf("no mutable global %s", InterruptExport)
+			}
+			done := make(chan error, 1)
+			go func() { _, err := mod.ExportedFunction("spin").Call(context.Background()); done <- err }()
 
-	gcDone := make(chan struct{})
-	go func() { runtime.GC(); close(gcDone) }()
-	select {
-	case <-gcDone:
-	case err := <-done:
-		t.Fatalf("the loop ended before it was interrupted: %v", err)
-	case <-time.After(time.Minute):
-		t.Fatal("the garbage collector waited a minute for the looping guest")
+			gcDone := make(chan struct{})
+			go func() { runtime.GC(); close(gcDone) }()
+			select {
+			case <-gcDone:
+			case err := <-done:
+				t.Fatalf("the loop ended before it was interrupted: %v", err)
+			case <-time.After(time.Minute):
+				t.Fatal("the garbage collector waited a minute for the looping guest")
+			}
+			select {
+			case err := <-done:
+				t.Fatalf("the loop ended before it was interrupted: %v", err)
+			default:
+			}
+			flag.Set(1)
+			if tt.spendBudget {
+				mod.ExportedGlobal(BudgetExport).(api.MutableGlobal).Set(0) // what the host does, to be heard at once
+			}
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), "unreachable") {
+					t.Errorf("interrupted call: err = %v, want the unreachable trap", err)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("the guest ran on a minute after the flag was set")
+			}
+		})
 	}
-	select {
-	case err := <-done:
-		t.Fatalf("the loop ended before it was interrupted: %v", err)
-	default:
+}
+
+// TestLoopCountdown: a loop takes LoopChunk from the budget every
+// LoopChunk iterations, and the function's entry one.
+func TestLoopCountdown(t *testing.T) {
+	// count: (local i32) loop (local.get 0, i32.const 1, i32.add,
+	// local.tee 0, i32.const n, i32.lt_s, br_if 0)
+	count := func(n byte) []byte {
+		return []byte{1, 1, 0x7f, 0x03, 0x40, 0x20, 0, 0x41, 1, 0x6a, 0x22, 0, 0x41, n, 0x48, 0x0d, 0, 0x0b, 0x0b}
 	}
-	flag.Set(1)
-	mod.ExportedGlobal(BudgetExport).(api.MutableGlobal).Set(0) // what the host does, to be heard at once
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "unreachable") {
-			t.Errorf("interrupted call: err = %v, want the unreachable trap", err)
+	for _, n := range []byte{1, LoopChunk - 1, LoopChunk, LoopChunk + 1, 50} {
+		wasm := module(typeVoid, sec(3, 1, 0), oneMemory, sec(secExport, concat([]byte{1}, name("count"), []byte{0, 0})...), code(count(n)))
+		ins, err := Instrument(wasm)
+		if err != nil {
+			t.Fatal(err)
 		}
-	case <-time.After(time.Minute):
-		t.Fatal("the guest ran on a minute after the flag was set")
+		mod, _ := instantiate(t, ins.Wasm)
+		if _, err := mod.ExportedFunction("count").Call(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		want := Budget - 1 - LoopChunk*(int(n)/LoopChunk)
+		if got := int32(mod.ExportedGlobal(BudgetExport).Get()); int(got) != want {
+			t.Errorf("%d iterations: budget %d, want %d", n, got, want)
+		}
 	}
 }
 
@@ -353,8 +411,8 @@ func TestInterruptStopsBulkLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ins.Checks != 2 { // the loop and the fill
-		t.Errorf("Checks = %d, want 2", ins.Checks)
+	if ins.Checks != 3 { // the entry, the loop and the fill
+		t.Errorf("Checks = %d, want 3", ins.Checks)
 	}
 	ctx := context.Background()
 	rt := wazero.NewRuntime(ctx)

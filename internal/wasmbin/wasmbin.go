@@ -5,10 +5,12 @@
 // Instrument makes a module interruptible: it adds two exported mutable
 // globals, a budget and an interrupt flag, and a check at the entry of
 // every function, the head of every loop and before every bulk memory or
-// table instruction. A check counts the budget down; when it is spent,
-// the guest lets the Go runtime in (see Budget), refills it and traps if
-// the flag is set. A host that sets the flag and spends the budget from
-// another goroutine stops the guest at its next check. That is what
+// table instruction. A check counts the budget down (a loop's check
+// counts down a local of its function first, and takes LoopChunk
+// iterations from the budget at once); when it is spent, the guest lets
+// the Go runtime in (see Budget), refills it and traps if the flag is
+// set. A host that sets the flag and spends the budget from another
+// goroutine stops the guest at its next check of the budget. That is what
 // wazero's WithCloseOnContextDone guarantees too, but wazero's compiled
 // check leaves the machine code for Go at every loop iteration
 // (tetratelabs/wazero#2466); the check added here is a few instructions.
