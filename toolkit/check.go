@@ -25,6 +25,7 @@ func (tk *Toolkit) Check(ctx context.Context, sessionID string, call Call, opts 
 	if err != nil {
 		return permission.Decision{}, err
 	}
+	t.checkOnly = true
 	cs := t.calls[0]
 	// Gates 1-3 only: admitQuiet never executes.
 	t.admitQuiet(ctx, cs)

@@ -208,6 +208,9 @@ type Turn struct {
 	// can use those NewTurn read (one store round trip less per call).
 	granted []permission.Rule
 	fresh   bool
+	// checkOnly: the turn was made by Check and never executes, so it
+	// keeps no copy of the arguments for Runtime.Arguments.
+	checkOnly bool
 	// oneCall, oneBatch and oneState back calls and batches for a turn
 	// of one call.
 	oneCall  [1]*callState
@@ -540,7 +543,7 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 	cs.e = e
 	in, plain, rep, err := parseArgs(cs.call.Arguments)
 	cs.args, cs.argsInput = "", nil
-	if plain {
+	if plain && !t.checkOnly {
 		// A copy: the checks below and the middlewares get in itself,
 		// and may change it.
 		cs.args, cs.argsInput = cs.call.Arguments, maps.Clone(in)

@@ -16,6 +16,7 @@ func FuzzAnalyze(f *testing.F) {
 		"ls | xargs -I{} sh -c 'rm {}'", "echo ${x:-$(id)}", "case x in *) ls;; esac", "cd /tmp; rm ../..",
 		"git -C x status", "env A=1 ls -la", "sudo -u root bash -c id", "nice -n 5 find . -delete",
 		"ls -la | wc -l; cd .. && git log || true", "sudo rm x | tee y && cd /tmp; ls",
+		"cat a > b && ls 2>&1 | grep x", "npm test &> log; echo 'x' >> y", "sort < in > out",
 	} {
 		f.Add(s)
 	}

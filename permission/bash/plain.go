@@ -96,6 +96,14 @@ func plainScript(command string) (cmds []plainCommand, ok bool) {
 	n := 1 + strings.Count(command, "; ") + strings.Count(command, " && ") + strings.Count(command, " || ") + strings.Count(command, " | ")
 	cmds = make([]plainCommand, 0, n)
 	inPipe := 0 // commands of the pipeline not ended yet
+	// redirected counts the commands with redirects; nested says a
+	// pipeline has several commands or commands are joined by && or ||.
+	// The tree nests those oddly (a | b > y && c > z is a pipeline whose
+	// last stage is a list, a > x | b > y and a && b > x || c 2>&1 are
+	// redirected statements around a pipeline and a list), listing
+	// redirects in another order: with several redirects in such a
+	// script, it is left to the tree.
+	redirected, nested := 0, false
 	start := 0
 	for j := 0; j <= len(command); j++ {
 		end, next, pipeEnds := j, j, true
@@ -111,7 +119,7 @@ func plainScript(command string) (cmds []plainCommand, ok bool) {
 				// numbers those pipelines otherwise. Left to the tree.
 				return nil, false
 			}
-			next = j + 4
+			next, nested = j+4, true
 		case command[j] == ' ' && strings.HasPrefix(command[j:], " | "):
 			next, pipeEnds = j+3, false
 		default:
@@ -124,10 +132,20 @@ func plainScript(command string) (cmds []plainCommand, ok bool) {
 		c.last = pipeEnds
 		cmds = append(cmds, c)
 		inPipe++
+		if c.redirects != nil {
+			redirected++
+		}
+		nested = nested || inPipe > 1
+		if redirected > 1 && nested {
+			return nil, false
+		}
 		if pipeEnds {
 			inPipe = 0
 		}
 		if j == len(command) {
+			if !plainPipelineRedirects(cmds) {
+				return nil, false
+			}
 			return cmds, true
 		}
 		start = next
@@ -136,11 +154,33 @@ func plainScript(command string) (cmds []plainCommand, ok bool) {
 	return nil, false // not reached
 }
 
+// plainPipelineRedirects reports whether the redirects of a plain
+// script's pipelines of several commands are where the tree reads them
+// as the fast path does: on the last command, or on the first command of
+// the script's first pipeline. Elsewhere the tree nests them otherwise
+// (a | b > x | c, a && b > x | c).
+func plainPipelineRedirects(cmds []plainCommand) bool {
+	for i := 0; i < len(cmds); {
+		j := i
+		for !cmds[j].last {
+			j++
+		}
+		for k := i; k < j; k++ { // the pipeline's commands but its last
+			if cmds[k].redirects != nil && (k > i || i > 0) {
+				return false
+			}
+		}
+		i = j + 1
+	}
+	return true
+}
+
 // plainCommand is one command of a plain script.
 type plainCommand struct {
-	text  string
-	words []Word
-	last  bool // the last command of its pipeline
+	text      string // without its redirects, as the tree's command node
+	words     []Word
+	redirects []Redirect
+	last      bool // the last command of its pipeline
 }
 
 // newPlainCommand evaluates the words of one plain command as the walker
@@ -153,6 +193,10 @@ type plainCommand struct {
 // its inside, quoted. TestPlainWordValues checks this against the
 // builder for every byte a plain word may hold.
 func newPlainCommand(text string) (plainCommand, bool) {
+	text, redirects, ok := plainRedirects(text)
+	if !ok {
+		return plainCommand{}, false
+	}
 	var buf [16]string // most commands have fewer words: no allocation
 	words, ok := appendPlainWords(buf[:0], text)
 	if !ok {
@@ -166,7 +210,112 @@ func newPlainCommand(text string) (plainCommand, bool) {
 			ws[i] = Word{Raw: s, Value: s}
 		}
 	}
-	return plainCommand{text: text, words: ws}, true
+	return plainCommand{text: text, words: ws, redirects: redirects}, true
+}
+
+// plainRedirects splits the redirections off the end of a plain command:
+// after its words, one or more of ` OP TARGET` or ` OPTARGET` (OP one of
+// > >> < &> &>>, or 1> 1>> 2> 2>>) and ` N>&M` or ` >&M` (N and M single
+// digits), TARGET one plain word (see plainTarget). It returns the
+// command's text without them (what the tree's command node spans: the
+// redirects belong to the redirected_statement around it) and the
+// redirects as the walker makes them. A command with none is returned as
+// it is; ok is false when a redirect, or anything after the first one,
+// is not of that form: the tree judges it.
+func plainRedirects(text string) (string, []Redirect, bool) {
+	start := plainRedirectStart(text)
+	if start < 0 {
+		return text, nil, true
+	}
+	var rs []Redirect
+	rest := text[start+1:]
+	for rest != "" {
+		var tok string
+		tok, rest, _ = strings.Cut(rest, " ")
+		fd, op, target := "", "", ""
+		if len(tok) > 0 && (tok[0] == '1' || tok[0] == '2') {
+			fd, tok = tok[:1], tok[1:]
+		}
+		switch {
+		case len(tok) == 3 && tok[0] == '>' && tok[1] == '&' && '0' <= tok[2] && tok[2] <= '9':
+			op, target = ">&", tok[2:]
+		case fd == "" && strings.HasPrefix(tok, "&>>"):
+			op, target = "&>>", tok[3:]
+		case fd == "" && strings.HasPrefix(tok, "&>"):
+			op, target = "&>", tok[2:]
+		case strings.HasPrefix(tok, ">>"):
+			op, target = ">>", tok[2:]
+		case strings.HasPrefix(tok, ">"):
+			op, target = ">", tok[1:]
+		case fd == "" && strings.HasPrefix(tok, "<"):
+			op, target = "<", tok[1:]
+		default:
+			return "", nil, false
+		}
+		if target == "" && op != ">&" {
+			// The target is the next word.
+			target, rest, _ = strings.Cut(rest, " ")
+			if target == "" {
+				return "", nil, false
+			}
+		}
+		if !plainTarget(target) {
+			return "", nil, false
+		}
+		w := Word{Raw: target, Value: target}
+		if target[0] == '\'' {
+			w = Word{Raw: target, Value: target[1 : len(target)-1], Quoted: true}
+		}
+		rs = append(rs, Redirect{Op: op, FD: fd, Target: w})
+	}
+	return text[:start], rs, true
+}
+
+// plainRedirectStart returns the index of the space before the first
+// word of text that starts a redirect (> < & or 1> 2>), outside single
+// quotes and after the command's name; -1 for none.
+func plainRedirectStart(text string) int {
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '\'':
+			j := strings.IndexByte(text[i+1:], '\'')
+			if j < 0 {
+				return -1 // appendPlainWords refuses it
+			}
+			i += j + 1
+		case c == ' ' && i+1 < len(text):
+			// A space: a word (the name, at least) stands before it.
+			n := text[i+1]
+			if n == '>' || n == '<' || n == '&' ||
+				(n == '1' || n == '2') && i+2 < len(text) && text[i+2] == '>' {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// plainTarget reports a redirect target the fast path takes: a plain word
+// as an argument would be (see appendPlainWords), unquoted or one
+// single-quoted string of printable characters.
+func plainTarget(t string) bool {
+	if t[0] == '\'' {
+		if len(t) < 2 || t[len(t)-1] != '\'' || strings.IndexByte(t[1:len(t)-1], '\'') >= 0 {
+			return false
+		}
+		for _, c := range []byte(t[1 : len(t)-1]) {
+			if c < 0x20 || c > 0x7e {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; i < len(t); i++ {
+		if !plainByte(t[i], false, i == 0) {
+			return false
+		}
+	}
+	return !reservedWords[t] && t[0] != '=' && !strings.Contains(t, "==")
 }
 
 // plainScript records the commands of a plain script as the walker does
@@ -182,6 +331,7 @@ func (w *walker) plainScript(cmds []plainCommand) {
 		pipe := cmds[i : j+1]
 		i = j + 1
 		if len(pipe) == 1 {
+			w.p.script.Redirects = append(w.p.script.Redirects, pipe[0].redirects...)
 			w.resolve(&Command{Text: pipe[0].text}, pipe[0].words, nil)
 			continue
 		}
@@ -189,6 +339,7 @@ func (w *walker) plainScript(cmds []plainCommand) {
 		id := w.p.pipeline
 		for stage, c := range pipe {
 			before := len(w.p.script.Commands)
+			w.p.script.Redirects = append(w.p.script.Redirects, c.redirects...)
 			w.resolve(&Command{Text: c.text}, c.words, nil)
 			for _, cmd := range w.p.script.Commands[before:] {
 				if cmd.Pipeline == 0 {

@@ -43,7 +43,10 @@ func TestPlainCommandsMatchTree(t *testing.T) {
 		"a |& b", "a ;; b", "a && && b", "a | | b", "a; ; b", "echo 'a'", "echo ''", "echo 'a b'", "echo 'a' 'b'",
 		"echo 'a'b", "echo a'b'", "echo 'a", "'ls' x", "echo 'a && b'", "echo 'a; b' c", "echo 'it''s'", "echo '$(id)'",
 		"echo '#x'", "echo '\\'", "sed -n '1p' f", "grep 'a|b' f | wc -l", "echo 'if'", "echo '=='", "echo ' '",
-		"git commit -m 'fix: a, b' && git push", "echo '~'", "echo 'a\nb'", "echo 'a' | 'b'"}
+		"git commit -m 'fix: a, b' && git push", "echo '~'", "echo 'a\nb'", "echo 'a' | 'b'",
+		"cat file.txt > backup.txt", "echo 'hello' > output.txt", "ls >out", "ls > out 2>&1", "ls 2>/dev/null", "npm test &> log",
+		"ls >> a", "cat < in", "ls 1>&2", "ls 2>&1 | grep x", "cat a > b && echo ok", "a > x | b > y", "a | b > y && c > z",
+		"ls > 'out file'", "ls 2 > x", "ls > a b", "ls >", "ls > if", "ls > =x", "ls >&-", "echo 'a > b'", "x=1 > f", "ls > ~/x"}
 	for _, c := range append(cmds, corpusCommands(t)...) {
 		samePlain(t, c)
 	}
@@ -116,6 +119,40 @@ func TestPlainStructuresExhaustive(t *testing.T) {
 		}
 	}
 	gen("a", 1)
+}
+
+// TestPlainRedirectsExhaustive compares the fast path with the tree for
+// every way of joining up to four commands with | && || and ;, each
+// without a redirect or with one of several kinds, and for redirects of
+// every form the fast path reads after one command.
+func TestPlainRedirectsExhaustive(t *testing.T) {
+	redirects := []string{"", " > f", " 2>&1", " <g"}
+	if !testing.Short() {
+		redirects = append(redirects, " >> 'h i' 2>/dev/null")
+	}
+	seps := []string{" | ", " && ", " || ", "; "}
+	var gen func(s string, n int)
+	gen = func(s string, n int) {
+		for _, r := range redirects {
+			cmd := s + string(rune('a'+n)) + r
+			samePlain(t, cmd)
+			if n < 3 {
+				for _, sep := range seps {
+					gen(cmd+sep, n+1)
+				}
+			}
+		}
+	}
+	gen("", 0)
+	ops := []string{">", ">>", "<", "&>", "&>>", "1>", "2>", "1>>", "2>>", ">&", "1>&", "2>&", "<>", ">|", "3>", "<<", "<<<", "&", "0<"}
+	targets := []string{"f", "'f g'", "1", "2", "-", "/dev/null", "a=b", "=", "in", "x:y", "''", "'", "f'", "&1", ">", "~", "$x", "*"}
+	for _, op := range ops {
+		for _, tg := range targets {
+			for _, form := range []string{"ls " + op + tg, "ls " + op + " " + tg, "ls x " + op + tg + " y", "ls " + op + tg + " " + op + tg} {
+				samePlain(t, form)
+			}
+		}
+	}
 }
 
 // builtPlainWord is what the word builder makes of a plain word: an
