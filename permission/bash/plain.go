@@ -34,10 +34,21 @@ func plainByte(c byte, first, start bool) bool {
 		return true
 	case '0' <= c && c <= '9', c == '-':
 		return !(first && start)
-	case c == ':', c == ',', c == '+', c == '=':
+	case c == ':', c == ',', c == '+', c == '=', c == '~':
 		return !first
 	}
 	return false
+}
+
+// plainWordOf is the Word the builder makes of a plain word: an unquoted
+// one is its own value, flagged when it starts with ~ (the home folder;
+// elsewhere in a word ~ is a character like another); a single-quoted
+// one is its inside, quoted.
+func plainWordOf(s string) Word {
+	if s[0] == '\'' {
+		return Word{Raw: s, Value: s[1 : len(s)-1], Quoted: true}
+	}
+	return Word{Raw: s, Value: s, Tilde: s[0] == '~'}
 }
 
 // plainWords splits a plain command into its words, as written (a
@@ -179,6 +190,7 @@ func plainPipelineRedirects(cmds []plainCommand) bool {
 type plainCommand struct {
 	text      string // without its redirects, as the tree's command node
 	words     []Word
+	assigns   []Assign // NAME=VALUE before the name
 	redirects []Redirect
 	last      bool // the last command of its pipeline
 }
@@ -197,6 +209,16 @@ func newPlainCommand(text string) (plainCommand, bool) {
 	if !ok {
 		return plainCommand{}, false
 	}
+	full := text // the command node spans its assignments
+	var assigns []Assign
+	for {
+		name, value, rest, ok := plainAssign(text)
+		if !ok {
+			break
+		}
+		assigns = append(assigns, Assign{Name: name, Value: plainWordOf(value)})
+		text = rest
+	}
 	var buf [16]string // most commands have fewer words: no allocation
 	words, ok := appendPlainWords(buf[:0], text)
 	if !ok {
@@ -204,13 +226,34 @@ func newPlainCommand(text string) (plainCommand, bool) {
 	}
 	ws := make([]Word, len(words))
 	for i, s := range words {
-		if s[0] == '\'' {
-			ws[i] = Word{Raw: s, Value: s[1 : len(s)-1], Quoted: true}
-		} else {
-			ws[i] = Word{Raw: s, Value: s}
+		ws[i] = plainWordOf(s)
+	}
+	return plainCommand{text: full, words: ws, assigns: assigns, redirects: redirects}, true
+}
+
+// plainAssign splits a leading assignment NAME=VALUE off a plain
+// command that goes on after it: NAME a shell variable name, VALUE an
+// unquoted plain word, not empty.
+func plainAssign(text string) (name, value, rest string, ok bool) {
+	word, rest, more := strings.Cut(text, " ")
+	name, value, isAssign := strings.Cut(word, "=")
+	if !more || !isAssign || value == "" || !isVariableName(name) || !plainTarget(value) || value[0] == '\'' {
+		return "", "", "", false
+	}
+	return name, value, rest, true
+}
+
+// isVariableName reports a shell variable name that the grammar reads as
+// one too: a letter, then letters, digits and _ (the grammar takes _=a
+// for a command's name; such names are left to the tree).
+func isVariableName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && (c == '_' || '0' <= c && c <= '9')) {
+			return false
 		}
 	}
-	return plainCommand{text: text, words: ws, redirects: redirects}, true
+	return s != ""
 }
 
 // plainRedirects splits the redirections off the end of a plain command:
@@ -262,11 +305,7 @@ func plainRedirects(text string) (string, []Redirect, bool) {
 		if !plainTarget(target) {
 			return "", nil, false
 		}
-		w := Word{Raw: target, Value: target}
-		if target[0] == '\'' {
-			w = Word{Raw: target, Value: target[1 : len(target)-1], Quoted: true}
-		}
-		rs = append(rs, Redirect{Op: op, FD: fd, Target: w})
+		rs = append(rs, Redirect{Op: op, FD: fd, Target: plainWordOf(target)})
 	}
 	return text[:start], rs, true
 }
@@ -332,7 +371,7 @@ func (w *walker) plainScript(cmds []plainCommand) {
 		i = j + 1
 		if len(pipe) == 1 {
 			w.p.script.Redirects = append(w.p.script.Redirects, pipe[0].redirects...)
-			w.resolve(&Command{Text: pipe[0].text}, pipe[0].words, nil)
+			w.resolve(&Command{Text: pipe[0].text, Assigns: pipe[0].assigns}, pipe[0].words, nil)
 			continue
 		}
 		w.p.pipeline++
@@ -340,7 +379,7 @@ func (w *walker) plainScript(cmds []plainCommand) {
 		for stage, c := range pipe {
 			before := len(w.p.script.Commands)
 			w.p.script.Redirects = append(w.p.script.Redirects, c.redirects...)
-			w.resolve(&Command{Text: c.text}, c.words, nil)
+			w.resolve(&Command{Text: c.text, Assigns: c.assigns}, c.words, nil)
 			for _, cmd := range w.p.script.Commands[before:] {
 				if cmd.Pipeline == 0 {
 					cmd.Pipeline, cmd.Stage = id, stage

@@ -46,7 +46,9 @@ func TestPlainCommandsMatchTree(t *testing.T) {
 		"git commit -m 'fix: a, b' && git push", "echo '~'", "echo 'a\nb'", "echo 'a' | 'b'",
 		"cat file.txt > backup.txt", "echo 'hello' > output.txt", "ls >out", "ls > out 2>&1", "ls 2>/dev/null", "npm test &> log",
 		"ls >> a", "cat < in", "ls 1>&2", "ls 2>&1 | grep x", "cat a > b && echo ok", "a > x | b > y", "a | b > y && c > z",
-		"ls > 'out file'", "ls 2 > x", "ls > a b", "ls >", "ls > if", "ls > =x", "ls >&-", "echo 'a > b'", "x=1 > f", "ls > ~/x"}
+		"ls > 'out file'", "ls 2 > x", "ls > a b", "ls >", "ls > if", "ls > =x", "ls >&-", "echo 'a > b'", "x=1 > f", "ls > ~/x",
+		"NODE_ENV=prod npm run build", "A=1 B=2 ls", "A= ls", "A='x' ls", "_=a a", "A=1", "A=1 B=2", "A=~/x ls", "A=x:~/y ls", "1A=x ls",
+		"rm -rf ~", "ls ~/.ssh", "ls ~root", "ls a~b", "ls ~+/x", "ls ~-", "sudo A=1 ls", "env A=~/x ls", "A=1 sudo ls > f"}
 	for _, c := range append(cmds, corpusCommands(t)...) {
 		samePlain(t, c)
 	}
@@ -151,6 +153,33 @@ func TestPlainRedirectsExhaustive(t *testing.T) {
 			for _, form := range []string{"ls " + op + tg, "ls " + op + " " + tg, "ls x " + op + tg + " y", "ls " + op + tg + " " + op + tg} {
 				samePlain(t, form)
 			}
+		}
+	}
+}
+
+// TestPlainTildeAssignExhaustive compares the fast path with the tree
+// for every word of up to four characters over an alphabet with ~, as an
+// argument, a redirect target, an assignment's value and an assignment
+// standing before a command, and for assignments of every short name.
+func TestPlainTildeAssignExhaustive(t *testing.T) {
+	const alphabet = "a~/=:+-_1"
+	var words []string
+	var gen func(prefix string)
+	gen = func(prefix string) {
+		if prefix != "" {
+			words = append(words, prefix)
+		}
+		if len(prefix) == 4 {
+			return
+		}
+		for i := 0; i < len(alphabet); i++ {
+			gen(prefix + alphabet[i:i+1])
+		}
+	}
+	gen("")
+	for _, w := range words {
+		for _, cmd := range []string{"ls " + w, "ls > " + w, "A=" + w + " ls", w + " ls", w + " B=b ls", "A=a " + w + " x", "ls; " + w + " x > y"} {
+			samePlain(t, cmd)
 		}
 	}
 }
