@@ -500,3 +500,67 @@ func TestPlantedGitBelowMissingFolders(t *testing.T) {
 		}
 	}
 }
+
+// TestPlantedGitPastInvalidDotGit: a .git that git does not take for a
+// repository (an empty folder, a dangling link, a folder with a bad HEAD
+// or without objects/) does not end git's discovery: git goes on to take
+// the folder itself, or a parent, for a bare repository, so the planted
+// check must go on too. A gitfile or a real repository ends it.
+func TestPlantedGitPastInvalidDotGit(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	mk := func(dirs ...string) {
+		for _, d := range dirs {
+			if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bare := func(d string) {
+		mk(d+"/objects", d+"/refs", d+"/sub")
+		write(d+"/HEAD", "ref: refs/heads/main\n")
+	}
+	// The plant, with a .git beside its HEAD that git passes over.
+	bare("emptydir")
+	mk("emptydir/.git")
+	bare("dangling")
+	if err := os.Symlink("nowhere", filepath.Join(root, "dangling/.git")); err != nil {
+		t.Fatal(err)
+	}
+	bare("badhead")
+	mk("badhead/.git/objects", "badhead/.git/refs")
+	write("badhead/.git/HEAD", "not a ref\n")
+	bare("noobjects")
+	mk("noobjects/.git/refs")
+	write("noobjects/.git/HEAD", "ref: refs/heads/main\n")
+	// The plant in a parent, the working folder holding an empty .git.
+	bare("parent")
+	mk("parent/w/.git")
+	// A real repository, and a gitfile, end the search.
+	bare("repo")
+	mk("repo/.git/objects", "repo/.git/refs")
+	write("repo/.git/HEAD", "ref: refs/heads/main\n")
+	bare("gitfile")
+	write("gitfile/.git", "gitdir: ../repo/.git\n")
+
+	a := New(Options{Home: "/home/user"})
+	for cwd, planted := range map[string]bool{
+		"emptydir": true, "emptydir/sub": true, "dangling": true, "dangling/sub/missing": true, "badhead": true, "noobjects/sub": true,
+		"parent/w": true, "parent/w/missing": true,
+		"repo": false, "repo/sub": false, "gitfile": false,
+	} {
+		dir := filepath.Join(root, cwd)
+		r := a.Analyze("git status", Env{WorkingDirs: []string{dir}, Cwd: dir})
+		got := false
+		for _, u := range r.Untrusted {
+			got = got || strings.Contains(u, "bare repository")
+		}
+		if got != planted {
+			t.Errorf("git status in %s: planted %v, want %v (%v)", cwd, got, planted, r.Untrusted)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package bash
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -168,7 +169,7 @@ func (a *Analyzer) plantedGit(s *Script, env Env) []string {
 			// answers that a .git and a HEAD in it are missing too,
 			// without asking the file system, and git looks in the
 			// parent.
-			if _, err := a.paths.Lstat(filepath.Join(dir, ".git")); err == nil {
+			if a.gitStopsAt(dir) {
 				break
 			}
 			if a.looksLikeGitDir(dir) {
@@ -183,6 +184,71 @@ func (a *Analyzer) plantedGit(s *Script, env Env) []string {
 		return nil
 	}
 	return nil
+}
+
+// gitStopsAt reports whether git's discovery ends at dir's .git. It does
+// only where .git is a gitfile (a regular file once links are followed:
+// git reads it or fails) or a repository folder. A .git that is a
+// dangling link, an empty folder or any folder git does not take for a
+// repository is passed over: git then takes dir itself, and after it
+// each parent, for a bare repository (setup.c,
+// setup_git_directory_gently_1). So a mere .git, which an agent can
+// make, must not end the search for a planted one. Where unsure, this
+// says no: the search goes on, and at worst finds a plant git would not
+// have reached (a question, never a silent run).
+func (a *Analyzer) gitStopsAt(dir string) bool {
+	name := filepath.Join(dir, ".git")
+	// Missing (often known to the scope already): git goes on.
+	if _, err := a.paths.Lstat(name); err != nil {
+		return false
+	}
+	fi, err := os.Stat(name)
+	switch {
+	case err != nil:
+		return false
+	case fi.Mode().IsRegular():
+		return true
+	case !fi.IsDir() || !validGitHead(filepath.Join(name, "HEAD")):
+		return false
+	}
+	// git's is_git_directory: objects/ and refs/ it may search (access
+	// X_OK); a commondir file (linked worktrees, which use gitfiles) is
+	// not followed here, which only keeps the search going.
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(name, sub)); err != nil || !fi.IsDir() || !searchable(filepath.Join(name, sub)) {
+			return false
+		}
+	}
+	return true
+}
+
+// validGitHead is git's validate_headref, no looser: a link into refs/,
+// or a file starting "ref: refs/" or with a full object id.
+func validGitHead(name string) bool {
+	fi, err := os.Lstat(name)
+	if err != nil {
+		return false
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		target, err := os.Readlink(name)
+		return err == nil && strings.HasPrefix(target, "refs/")
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, 256)
+	n, _ := io.ReadFull(f, buf)
+	head := string(buf[:n])
+	if ref, ok := strings.CutPrefix(head, "ref:"); ok {
+		return strings.HasPrefix(strings.TrimLeft(ref, " \t\n\v\f\r"), "refs/")
+	}
+	hex := 0
+	for hex < len(head) && strings.IndexByte("0123456789abcdef", head[hex]) >= 0 {
+		hex++
+	}
+	return hex >= 40
 }
 
 // looksLikeGitDir reports what git's discovery takes for a repository

@@ -1,0 +1,78 @@
+package pathpolicy
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestScopedProbeMemoOrder: one scope answers a long run of questions,
+// in random orders, about paths that share prefixes (a path the probe
+// found, its parents, paths below it, below a file, below a missing
+// folder, through links to each): whatever an earlier answer left in
+// the memo (found, absent, lstats), each Resolve and Lstat must say what
+// the plain walk and the file system say.
+func TestScopedProbeMemoOrder(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"a/b/c", "home/.ssh", "e"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"a/b/file", "home/.ssh/id_rsa"} {
+		if err := os.WriteFile(filepath.Join(root, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := unix.Mkfifo(filepath.Join(root, "a/fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{
+		"a/b/keys": "../../home/.ssh", "a/b/self": ".", "a/b/fl": "file", "a/b/dang": "../../home/.ssh/new", "a/up": "..", "e/abs": root + "/a/b",
+	} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var names []string
+	for _, n := range []string{"", "/a", "/a/b", "/a/b/c", "/a/b/c/d/e", "/a/b/file", "/a/b/file/x", "/a/b/file/x/y", "/a/fifo", "/a/fifo/x",
+		"/a/b/keys", "/a/b/keys/id_rsa", "/a/b/keys/x/y", "/a/b/self/keys/id_rsa", "/a/b/self/self/c", "/a/b/fl", "/a/b/fl/x", "/a/b/dang", "/a/b/dang/x",
+		"/a/up/home/.ssh/id_rsa", "/e/abs/keys/id_rsa", "/e/abs/c/x", "/missing/x/y", "/missing", "/home/.ssh/id_rsa", "/home/.ssh/id_rsa/x",
+		"/a/b/c/../keys/id_rsa", "/a/b/file/../keys", "/a/b/dang/../c"} {
+		names = append(names, root+n)
+	}
+	p := New(Options{Home: root + "/home"})
+	rng := rand.New(rand.NewPCG(1, 2))
+	probed := 0
+	for round := range 300 {
+		order := rng.Perm(len(names))
+		cwd := names[rng.IntN(4)]
+		s := p.ScopedIn(cwd)
+		for _, i := range order {
+			n := names[i]
+			if rng.IntN(2) == 0 {
+				m1, err1 := s.Lstat(n)
+				m2, err2 := lstatMode(n)
+				if (err1 == nil) != (err2 == nil) || err1 == nil && m1&(os.ModeSymlink|os.ModeDir) != m2&(os.ModeSymlink|os.ModeDir) {
+					t.Fatalf("round %d: Lstat(%q) scoped %v %v, file system %v %v", round, n, m1, err1, m2, err2)
+				}
+				continue
+			}
+			got, ok := s.Resolve(n, cwd)
+			want, wantOK := referenceResolve(n, cwd, 0)
+			if got != want || ok != wantOK {
+				t.Fatalf("round %d: Resolve(%q) scoped %q %v, walk %q %v", round, n, got, ok, want, wantOK)
+			}
+		}
+		probed += len(s.memo.found)
+	}
+	if probed == 0 {
+		t.Error("no path was found by the probe: the test no longer exercises it")
+	}
+}
