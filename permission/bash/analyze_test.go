@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -546,12 +547,18 @@ func TestPlantedGitPastInvalidDotGit(t *testing.T) {
 	write("repo/.git/HEAD", "ref: refs/heads/main\n")
 	bare("gitfile")
 	write("gitfile/.git", "gitdir: ../repo/.git\n")
+	// A FIFO for .git/HEAD: reading it would block the check.
+	bare("fifo")
+	mk("fifo/.git/objects", "fifo/.git/refs")
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo/.git/HEAD"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	a := New(Options{Home: "/home/user"})
 	for cwd, planted := range map[string]bool{
 		"emptydir": true, "emptydir/sub": true, "dangling": true, "dangling/sub/missing": true, "badhead": true, "noobjects/sub": true,
 		"parent/w": true, "parent/w/missing": true,
-		"repo": false, "repo/sub": false, "gitfile": false,
+		"repo": false, "repo/sub": false, "gitfile": false, "fifo": true,
 	} {
 		dir := filepath.Join(root, cwd)
 		r := a.Analyze("git status", Env{WorkingDirs: []string{dir}, Cwd: dir})

@@ -2,7 +2,6 @@ package bash
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -233,14 +232,14 @@ func validGitHead(name string) bool {
 		target, err := os.Readlink(name)
 		return err == nil && strings.HasPrefix(target, "refs/")
 	}
-	f, err := os.Open(name)
-	if err != nil {
+	if !fi.Mode().IsRegular() {
+		// A FIFO would block the check until someone writes to it.
 		return false
 	}
-	defer f.Close()
-	buf := make([]byte, 256)
-	n, _ := io.ReadFull(f, buf)
-	head := string(buf[:n])
+	head, ok := readRegularPrefix(name, 256)
+	if !ok {
+		return false
+	}
 	if ref, ok := strings.CutPrefix(head, "ref:"); ok {
 		return strings.HasPrefix(strings.TrimLeft(ref, " \t\n\v\f\r"), "refs/")
 	}
