@@ -231,6 +231,16 @@ func BenchmarkBashEngineCheckCorpus(b *testing.B) {
 	reportMedians(b, per)
 }
 
+// BenchmarkNewToolkitBash is what a toolkit with the Bash tool costs to
+// make (the side-by-side with AgentScope makes one per check; an
+// embedder may make one per request).
+func BenchmarkNewToolkitBash(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		corpusToolkit(b)
+	}
+}
+
 // reportMedians reports the median and p90, over the commands, of each
 // command's median time.
 func reportMedians(b *testing.B, per [][]time.Duration) {
