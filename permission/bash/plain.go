@@ -27,28 +27,45 @@ var reservedWords = setOf("if", "then", "else", "elif", "fi", "case", "esac", "f
 
 // plainByte reports a byte a plain word may hold. The first word (the
 // command's name) takes letters, digits, _ . / and - only, and starts
-// with none of digits and -; the others also take : , + and =.
+// with none of digits and -; the others also take : , + = ~ and the glob
+// characters * and ?.
 func plainByte(c byte, first, start bool) bool {
 	switch {
 	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c == '_', c == '.', c == '/':
 		return true
 	case '0' <= c && c <= '9', c == '-':
 		return !(first && start)
-	case c == ':', c == ',', c == '+', c == '=', c == '~':
+	case c == ':', c == ',', c == '+', c == '=', c == '~', c == '*', c == '?':
 		return !first
 	}
 	return false
 }
 
+// plainQuoted reports the inside of a quoted plain word (the quote
+// character q, ' or ", excluded) that the fast path takes: printable
+// characters, and inside double quotes none of $ ` \ ! (expansions,
+// escapes, history) and not only blanks (the grammar drops those).
+func plainQuoted(inside string, q byte) bool {
+	if q == '"' && inside != "" && strings.Trim(inside, " ") == "" {
+		return false
+	}
+	for _, c := range []byte(inside) {
+		if c < 0x20 || c > 0x7e || c == q || q == '"' && (c == '$' || c == '`' || c == '\\' || c == '!') {
+			return false
+		}
+	}
+	return true
+}
+
 // plainWordOf is the Word the builder makes of a plain word: an unquoted
 // one is its own value, flagged when it starts with ~ (the home folder;
-// elsewhere in a word ~ is a character like another); a single-quoted
-// one is its inside, quoted.
+// elsewhere in a word ~ is a character like another) and when it holds
+// * or ? (a glob); a quoted one is its inside, quoted.
 func plainWordOf(s string) Word {
-	if s[0] == '\'' {
+	if s[0] == '\'' || s[0] == '"' {
 		return Word{Raw: s, Value: s[1 : len(s)-1], Quoted: true}
 	}
-	return Word{Raw: s, Value: s, Tilde: s[0] == '~'}
+	return Word{Raw: s, Value: s, Tilde: s[0] == '~', Glob: strings.ContainsAny(s, "*?")}
 }
 
 // plainWords splits a plain command into its words, as written (a
@@ -62,15 +79,11 @@ func plainWords(command string) (words []string, ok bool) {
 func appendPlainWords(words []string, command string) ([]string, bool) {
 	for i := 0; ; i++ {
 		start := i
-		if i < len(command) && command[i] == '\'' && len(words) > 0 {
-			j := strings.IndexByte(command[i+1:], '\'')
-			if j < 0 {
+		if i < len(command) && (command[i] == '\'' || command[i] == '"') && len(words) > 0 {
+			q := command[i]
+			j := strings.IndexByte(command[i+1:], q)
+			if j < 0 || !plainQuoted(command[i+1:i+1+j], q) {
 				return nil, false
-			}
-			for _, c := range []byte(command[i+1 : i+1+j]) {
-				if c < 0x20 || c > 0x7e {
-					return nil, false
-				}
 			}
 			i += j + 2
 		} else {
@@ -237,7 +250,7 @@ func newPlainCommand(text string) (plainCommand, bool) {
 func plainAssign(text string) (name, value, rest string, ok bool) {
 	word, rest, more := strings.Cut(text, " ")
 	name, value, isAssign := strings.Cut(word, "=")
-	if !more || !isAssign || value == "" || !isVariableName(name) || !plainTarget(value) || value[0] == '\'' {
+	if !more || !isAssign || value == "" || !isVariableName(name) || !plainTarget(value) || value[0] == '\'' || value[0] == '"' {
 		return "", "", "", false
 	}
 	return name, value, rest, true
@@ -316,8 +329,8 @@ func plainRedirects(text string) (string, []Redirect, bool) {
 func plainRedirectStart(text string) int {
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; {
-		case c == '\'':
-			j := strings.IndexByte(text[i+1:], '\'')
+		case c == '\'' || c == '"':
+			j := strings.IndexByte(text[i+1:], c)
 			if j < 0 {
 				return -1 // appendPlainWords refuses it
 			}
@@ -338,16 +351,8 @@ func plainRedirectStart(text string) int {
 // as an argument would be (see appendPlainWords), unquoted or one
 // single-quoted string of printable characters.
 func plainTarget(t string) bool {
-	if t[0] == '\'' {
-		if len(t) < 2 || t[len(t)-1] != '\'' || strings.IndexByte(t[1:len(t)-1], '\'') >= 0 {
-			return false
-		}
-		for _, c := range []byte(t[1 : len(t)-1]) {
-			if c < 0x20 || c > 0x7e {
-				return false
-			}
-		}
-		return true
+	if q := t[0]; q == '\'' || q == '"' {
+		return len(t) >= 2 && t[len(t)-1] == q && plainQuoted(t[1:len(t)-1], q)
 	}
 	for i := 0; i < len(t); i++ {
 		if !plainByte(t[i], false, i == 0) {

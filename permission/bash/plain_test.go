@@ -61,8 +61,10 @@ func TestPlainCommandsMatchTree(t *testing.T) {
 	if covered == 0 {
 		t.Error("no corpus command takes the fast path")
 	}
-	if _, ok := plainWords("ls \"x\""); ok {
-		t.Error("double quotes are not plain")
+	for _, w := range []string{`"$x"`, "\"`id`\"", `"a\b"`, `"a!"`, `"a`, `"a"b`, `a"b"`, "'a'\"b\""} {
+		if _, ok := plainWords("ls " + w); ok {
+			t.Errorf("ls %s is not plain", w)
+		}
 	}
 	for _, kw := range strings.Fields("if then fi for do done in time export") {
 		if _, ok := plainWords("echo " + kw); ok {
@@ -184,15 +186,51 @@ func TestPlainTildeAssignExhaustive(t *testing.T) {
 	}
 }
 
+// TestPlainQuotesGlobsExhaustive compares the fast path with the tree
+// for every word of up to four characters over an alphabet with quotes,
+// globs and the characters double quotes treat specially, as an
+// argument, a redirect target and an assignment's value.
+func TestPlainQuotesGlobsExhaustive(t *testing.T) {
+	alphabet := "a\"'*?$!\\ ~-["
+	max := 4
+	if testing.Short() {
+		max = 3
+	}
+	var words []string
+	var gen func(prefix string)
+	gen = func(prefix string) {
+		if prefix != "" {
+			words = append(words, prefix)
+		}
+		if len(prefix) == max {
+			return
+		}
+		for i := 0; i < len(alphabet); i++ {
+			gen(prefix + alphabet[i:i+1])
+		}
+	}
+	gen("")
+	for _, w := range words {
+		for _, cmd := range []string{"ls " + w, "ls > " + w, "A=" + w + " ls", "ls x" + w + " y"} {
+			samePlain(t, cmd)
+		}
+	}
+}
+
 // builtPlainWord is what the word builder makes of a plain word: an
 // unquoted word node, or a raw_string node for a single-quoted one.
 func builtPlainWord(s string) (Word, []string) {
 	var kinds []string
 	wb := &wordBuilder{src: s, unsafe: &kinds, first: true}
 	wb.w.Raw = s
-	if s[0] == '\'' {
+	switch s[0] {
+	case '\'':
 		wb.literal(s[1 : len(s)-1])
-	} else {
+	case '"':
+		wb.w.Quoted = true
+		wb.first = false
+		wb.b.WriteString(unescapeDoubleQuoted(s[1 : len(s)-1]))
+	default:
 		wb.unquoted(s)
 	}
 	wb.w.Value = wb.b.String()
@@ -220,6 +258,7 @@ func TestPlainWordValues(t *testing.T) {
 		if c != '\'' {
 			words = append(words, "'"+string(c)+"'", "'a"+string(c)+string(c)+"b'")
 		}
+		words = append(words, `"`+string(c)+`"`, `"a`+string(c)+string(c)+`b"`)
 	}
 	words = append(words, "''", "'a{b,c}'", "'~x'", "a..b", "a,b", "x.,y")
 	checked := 0

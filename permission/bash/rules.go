@@ -115,7 +115,7 @@ func ruleText(text string) []string {
 // anyQuoted reports a word plainWords kept with its quotes.
 func anyQuoted(words []string) bool {
 	for _, w := range words {
-		if strings.HasPrefix(w, "'") {
+		if strings.HasPrefix(w, "'") || strings.HasPrefix(w, "\"") {
 			return true
 		}
 	}
