@@ -236,6 +236,13 @@ func (a *Analyzer) sensitive(s *Script, env Env, r *Report) {
 			r.SensitiveReads = append(r.SensitiveReads, fmt.Sprintf("a redirect reads %s in a folder known only when it runs", rd.Target.Value))
 			continue
 		}
+		if rd.Input() && unknownPath(rd.Target) {
+			// cat < ~+/.env, cat < ~user/.ssh/id_rsa, cat < $PWD/.env:
+			// as for a command's operands, a path known only when the
+			// script runs may be anything (sensitiveWord cannot judge it).
+			r.SensitiveReads = append(r.SensitiveReads, fmt.Sprintf("a redirect reads %s, a path known only when it runs", rd.Target.Value))
+			continue
+		}
 		p, ok := a.sensitiveWord(rd.Target, env, anyAfterCd(s))
 		if !ok {
 			continue

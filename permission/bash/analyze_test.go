@@ -228,6 +228,13 @@ func TestSensitivePaths(t *testing.T) {
 		{"ls ~/.ssh", false, true},
 		{"grep x .git-credentials", false, true},
 		{"cat < .pgpass", false, true},
+		// An input redirect from a path known only at run time (~+ is
+		// $PWD, ~user a home, $PWD the folder) may read anything.
+		{"cat < ~+/.env", false, true},
+		{"cat <~user/.ssh/id_rsa", false, true},
+		{"wc -l < ~root/.bash_history", false, true},
+		{"cat < $PWD/.env", false, true},
+		{"cat < ~-/.env", false, true},
 		{"cat x.env.txt", false, false},
 		{"cat .gitignore", false, false},
 		{"git commit -m '.env update'", false, false},

@@ -340,8 +340,17 @@ func (w *walker) statement(n *node, redirects []Redirect) {
 	case "redirected_statement":
 		var rs []Redirect
 		var body *node
+		from := n.StartByte()
 		for i := 0; i < int(n.ChildCount()); i++ {
 			c := n.Child(i)
+			// tree-sitter-bash drops a word - standing before a redirect
+			// with a descriptor (cd - 2>/dev/null reads as cd 2>/dev/null,
+			// which goes home): text between the children that is not
+			// blank is a word bash runs and the tree lost.
+			if gap := w.src[from:c.StartByte()]; strings.Trim(gap, " \t") != "" {
+				w.p.unsafe("text the parser skipped (%q) before a redirect", strings.TrimSpace(gap))
+			}
+			from = c.EndByte()
 			if !c.IsNamed() {
 				continue
 			}

@@ -283,6 +283,12 @@ func plainRedirects(text string) (string, []Redirect, bool) {
 	if start < 0 {
 		return text, nil, true
 	}
+	if strings.HasSuffix(text[:start], " -") {
+		// tree-sitter-bash drops a word - before a redirect with a
+		// descriptor (cd - 2>/dev/null reads as cd 2>/dev/null): the
+		// walker refuses the script, and so is it left to the tree.
+		return "", nil, false
+	}
 	var rs []Redirect
 	rest := text[start+1:]
 	for rest != "" {

@@ -48,7 +48,9 @@ func TestPlainCommandsMatchTree(t *testing.T) {
 		"ls >> a", "cat < in", "ls 1>&2", "ls 2>&1 | grep x", "cat a > b && echo ok", "a > x | b > y", "a | b > y && c > z",
 		"ls > 'out file'", "ls 2 > x", "ls > a b", "ls >", "ls > if", "ls > =x", "ls >&-", "echo 'a > b'", "x=1 > f", "ls > ~/x",
 		"NODE_ENV=prod npm run build", "A=1 B=2 ls", "A= ls", "A='x' ls", "_=a a", "A=1", "A=1 B=2", "A=~/x ls", "A=x:~/y ls", "1A=x ls",
-		"rm -rf ~", "ls ~/.ssh", "ls ~root", "ls a~b", "ls ~+/x", "ls ~-", "sudo A=1 ls", "env A=~/x ls", "A=1 sudo ls > f"}
+		"rm -rf ~", "ls ~/.ssh", "ls ~root", "ls a~b", "ls ~+/x", "ls ~-", "sudo A=1 ls", "env A=~/x ls", "A=1 sudo ls > f",
+		// tree-sitter-bash drops a word - before N>: the walker refuses.
+		"cd - 2>/dev/null", "ls - 1>x", "ls x - 2>&1 | cat", "a && b - 2>x", "ls - >x", "ls -- 2>x", "ls '-' 2>x"}
 	for _, c := range append(cmds, corpusCommands(t)...) {
 		samePlain(t, c)
 	}
@@ -280,4 +282,43 @@ func TestPlainWordValues(t *testing.T) {
 	if checked < len(words)/2 {
 		t.Errorf("only %d of %d words took the fast path", checked, len(words))
 	}
+}
+
+// TestPlainDashBeforeRedirect: tree-sitter-bash loses the word - before a
+// redirect with a descriptor (cd - 2>/dev/null reads as cd 2>/dev/null,
+// a cd home where bash goes back to $OLDPWD). The walker refuses such a
+// script and the fast path leaves it to the tree; every other short
+// word before a redirect is kept by both.
+func TestPlainDashBeforeRedirect(t *testing.T) {
+	for _, cmd := range []string{"cd - 2>/dev/null", "ls - 1>x", "ls x - 2>&1 | cat", "a - 2>x && b", "ls - 1> x", "git checkout - 2>&1"} {
+		if _, ok := plainScript(cmd); ok {
+			t.Errorf("%q takes the fast path", cmd)
+		}
+		if s := Parse(cmd); s.Analysable() {
+			t.Errorf("%q is analysable: %+v", cmd, s.Commands[0])
+		}
+	}
+	const alphabet = "-a1=~:+._/"
+	var gen func(prefix string)
+	gen = func(w string) {
+		if w != "" {
+			for _, form := range []string{"ls " + w + " 1>x", "ls " + w + " 2>&1", "ls " + w + " >x", "ls " + w + " &>x"} {
+				samePlain(t, form)
+				s := parseTree(form)
+				if !s.Analysable() {
+					continue
+				}
+				if vs := s.Commands[0].Values(); len(vs) != 1 || vs[0] != w {
+					t.Errorf("%q: the tree gives the arguments %q", form, vs)
+				}
+			}
+		}
+		if len(w) == 3 {
+			return
+		}
+		for i := 0; i < len(alphabet); i++ {
+			gen(w + alphabet[i:i+1])
+		}
+	}
+	gen("")
 }
