@@ -82,7 +82,11 @@ type ParkedTurns interface {
 // MemoryStore keeps sessions in memory. The zero value is not usable;
 // call NewMemoryStore.
 type MemoryStore struct {
-	mu       sync.Mutex
+	mu sync.Mutex
+	// first is the first session made, outside the map: a store mostly
+	// serves one session, and the map is then never made nor read (on a
+	// new toolkit, each of its parts would be a cache miss).
+	first    *memorySession
 	sessions map[string]*memorySession
 	limits   ReadCacheLimits
 }
@@ -103,17 +107,27 @@ func NewMemoryStore() *MemoryStore { return NewMemoryStoreLimits(DefaultReadCach
 // NewMemoryStoreLimits returns an empty in-memory session store whose
 // sessions' read caches keep to limits.
 func NewMemoryStoreLimits(limits ReadCacheLimits) *MemoryStore {
-	return &MemoryStore{sessions: map[string]*memorySession{}, limits: limits}
+	return &MemoryStore{limits: limits}
 }
 
 // Session implements SessionStore.
 func (m *MemoryStore) Session(_ context.Context, id string) (SessionState, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.first != nil && m.first.id == id {
+		return m.first, nil
+	}
 	s, ok := m.sessions[id]
 	if !ok {
 		s = &memorySession{id: id, limits: m.limits}
-		m.sessions[id] = s
+		switch {
+		case m.first == nil:
+			m.first = s
+		case m.sessions == nil:
+			m.sessions = map[string]*memorySession{id: s}
+		default:
+			m.sessions[id] = s
+		}
 	}
 	return s, nil
 }
@@ -122,13 +136,21 @@ func (m *MemoryStore) Session(_ context.Context, id string) (SessionState, error
 func (m *MemoryStore) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.sessions)
+	n := len(m.sessions)
+	if m.first != nil {
+		n++
+	}
+	return n
 }
 
 // Drop forgets a session, for example when its MCP connection closes.
 func (m *MemoryStore) Drop(_ context.Context, id string) error {
 	m.mu.Lock()
-	delete(m.sessions, id)
+	if m.first != nil && m.first.id == id {
+		m.first = nil
+	} else {
+		delete(m.sessions, id)
+	}
 	m.mu.Unlock()
 	return nil
 }

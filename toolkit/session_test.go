@@ -44,3 +44,43 @@ func TestReadCacheLRU(t *testing.T) {
 		t.Error("Forget")
 	}
 }
+
+// TestMemoryStoreSessions: sessions are kept apart, counted and dropped
+// whichever is made first (the first lives outside the map).
+func TestMemoryStoreSessions(t *testing.T) {
+	ctx := context.Background()
+	m := NewMemoryStore()
+	get := func(id string) SessionState {
+		t.Helper()
+		s, err := m.Session(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	a, b, c := get("a"), get("b"), get("c")
+	if get("a") != a || get("b") != b || get("c") != c || a == b || b == c {
+		t.Fatal("a session id does not give the same state each time, or two ids share one")
+	}
+	if m.Len() != 3 {
+		t.Fatalf("Len = %d, want 3", m.Len())
+	}
+	for _, tc := range []struct {
+		drop string
+		left int
+	}{{"a", 2}, {"missing", 2}, {"c", 1}, {"b", 0}, {"b", 0}} {
+		if err := m.Drop(ctx, tc.drop); err != nil {
+			t.Fatal(err)
+		}
+		if m.Len() != tc.left {
+			t.Fatalf("after dropping %s: Len = %d, want %d", tc.drop, m.Len(), tc.left)
+		}
+	}
+	if get("a") == a {
+		t.Fatal("a dropped session came back")
+	}
+	d := get("d")
+	if get("a") == d || m.Len() != 2 {
+		t.Fatalf("after a drop, new sessions are mixed up (Len %d)", m.Len())
+	}
+}
