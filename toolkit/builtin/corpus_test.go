@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -229,6 +230,39 @@ func BenchmarkBashEngineCheckCorpus(b *testing.B) {
 		}
 	}
 	reportMedians(b, per)
+}
+
+// BenchmarkBashEngineCheckCold is the whole decision for a few commands
+// on toolkits made beforehand, in batches: of 16 (the toolkit was made
+// a moment ago, its objects still in the processor's caches) and of
+// 2,048 (long ago, as in BenchmarkBashEngineCheckCorpus and the
+// side-by-side with AgentScope, where a check's first reads of the
+// toolkit's objects miss the caches).
+func BenchmarkBashEngineCheckCold(b *testing.B) {
+	ctx := context.Background()
+	pc := &permission.Context{Mode: permission.ModeDefault, WorkingDirs: []string{"/tmp/project"}, Cwd: "/tmp/project"}
+	for _, batch := range []int{16, 2048} {
+		for _, cmd := range []string{"ls", "cat README.md", "git push"} {
+			args, _ := json.Marshal(map[string]string{"command": cmd})
+			call := toolkit.Call{ID: "c", Name: "Bash", Arguments: string(args)}
+			b.Run(fmt.Sprintf("batch=%d/%s", batch, strings.ReplaceAll(cmd, " ", "_")), func(b *testing.B) {
+				kits := make([]*toolkit.Toolkit, batch)
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					if i%batch == 0 {
+						b.StopTimer()
+						for j := range kits {
+							kits[j] = corpusToolkit(b)
+						}
+						b.StartTimer()
+					}
+					if _, err := kits[i%batch].Check(ctx, "s", call, toolkit.CheckOptions{Permission: pc}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
 }
 
 // BenchmarkNewToolkitBash is what a toolkit with the Bash tool costs to
