@@ -2,8 +2,10 @@ package toolkit
 
 import (
 	"encoding/json"
+	"math/bits"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // flatSchema is the common shape of an input schema, an object of scalar
@@ -13,30 +15,46 @@ import (
 // is judged, and its error worded, by the compiled schema.
 type flatSchema struct {
 	// props are few (a handful): a list read in order costs less than a
-	// map's look-ups, above all on a toolkit no call has touched yet
-	// (each of a map's parts is a cache miss).
-	props      []flatProp
-	required   []string
+	// map's look-ups, above all on a toolkit no call has touched yet,
+	// where each separate piece read is a cache miss. So the list lives
+	// in the schema's own allocation when it is short (inline), the
+	// names share one string, and the required ones are a mask of bits.
+	props  []flatProp
+	inline [4]flatProp
+	// required has bit i set when props[i] is required; unlisted are
+	// the required names no property has.
+	required   uint64
+	unlisted   []string
 	additional bool // properties not listed are allowed
 }
 
-// prop returns the property named name.
-func (fs *flatSchema) prop(name string) (*flatProp, bool) {
+// flatKind is a flat property's type.
+type flatKind uint8
+
+const (
+	kindString flatKind = iota + 1
+	kindInteger
+	kindBoolean
+	kindNumber
+)
+
+// index returns the index of the property named name, or -1.
+func (fs *flatSchema) index(name string) int {
 	for i := range fs.props {
 		if fs.props[i].name == name {
-			return &fs.props[i], true
+			return i
 		}
 	}
-	return nil, false
+	return -1
 }
 
 type flatProp struct {
 	name     string
-	typ      string   // "string", "integer", "boolean", "number", or "" for any value
-	enum     []string // for strings: the allowed values; nil means any
-	min, max int64    // for integers, when hasMin, hasMax
+	kind     flatKind
 	hasMin   bool
 	hasMax   bool
+	enum     []string // for strings: the allowed values; nil means any
+	min, max int64    // for integers, when hasMin, hasMax
 }
 
 // newFlatSchema returns the flat form of a schema document, or nil when
@@ -49,6 +67,7 @@ type flatProp struct {
 // and FuzzFlatSchemaDoc hold it to that.
 func newFlatSchema(doc map[string]any) *flatSchema {
 	fs := &flatSchema{additional: true}
+	var required []string
 	for k, v := range doc {
 		switch k {
 		case "type":
@@ -60,6 +79,10 @@ func newFlatSchema(doc map[string]any) *flatSchema {
 			if !ok {
 				return nil
 			}
+			if len(props) > 64 {
+				return nil // more than the required mask holds
+			}
+			fs.props = fs.inline[:0]
 			for name, p := range props {
 				fp, ok := newFlatProp(p)
 				if !ok {
@@ -75,10 +98,10 @@ func newFlatSchema(doc map[string]any) *flatSchema {
 			}
 			for _, r := range list {
 				s, ok := r.(string)
-				if !ok || slices.Contains(fs.required, s) {
+				if !ok || slices.Contains(required, s) {
 					return nil
 				}
-				fs.required = append(fs.required, s)
+				required = append(required, s)
 			}
 		case "additionalProperties":
 			b, ok := v.(bool)
@@ -94,6 +117,28 @@ func newFlatSchema(doc map[string]any) *flatSchema {
 	}
 	if _, ok := doc["type"]; !ok {
 		return nil // without "type": "object", a non-object would pass
+	}
+	// The names in one string, read together.
+	n := 0
+	for _, p := range fs.props {
+		n += len(p.name)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range fs.props {
+		b.WriteString(p.name)
+	}
+	all, at := b.String(), 0
+	for i := range fs.props {
+		l := len(fs.props[i].name)
+		fs.props[i].name, at = all[at:at+l], at+l
+	}
+	for _, r := range required {
+		if i := fs.index(r); i >= 0 {
+			fs.required |= 1 << i
+		} else {
+			fs.unlisted = append(fs.unlisted, r)
+		}
 	}
 	return fs
 }
@@ -112,8 +157,14 @@ func newFlatProp(v any) (flatProp, bool) {
 				return p, false
 			}
 			switch s {
-			case "string", "integer", "boolean", "number":
-				p.typ = s
+			case "string":
+				p.kind = kindString
+			case "integer":
+				p.kind = kindInteger
+			case "boolean":
+				p.kind = kindBoolean
+			case "number":
+				p.kind = kindNumber
 			default:
 				return p, false
 			}
@@ -151,7 +202,7 @@ func newFlatProp(v any) (flatProp, bool) {
 			}
 		}
 	}
-	if p.typ == "" || p.enum != nil && p.typ != "string" || (p.hasMin || p.hasMax) && p.typ != "integer" {
+	if p.kind == 0 || p.enum != nil && p.kind != kindString || (p.hasMin || p.hasMax) && p.kind != kindInteger {
 		return p, false
 	}
 	return p, true
@@ -173,29 +224,34 @@ func annotation(k string, v any) bool {
 
 // vouches reports whether in is certainly valid.
 func (fs *flatSchema) vouches(in Input) bool {
-	for _, r := range fs.required {
+	for m := fs.required; m != 0; m &= m - 1 {
+		if _, ok := in[fs.props[bits.TrailingZeros64(m)].name]; !ok {
+			return false
+		}
+	}
+	for _, r := range fs.unlisted {
 		if _, ok := in[r]; !ok {
 			return false
 		}
 	}
 	for k, v := range in {
-		p, ok := fs.prop(k)
-		if !ok {
+		i := fs.index(k)
+		if i < 0 {
 			if !fs.additional {
 				return false
 			}
 			continue
 		}
-		if !p.accepts(v) {
+		if !fs.props[i].accepts(v) {
 			return false
 		}
 	}
 	return true
 }
 
-func (p flatProp) accepts(v any) bool {
-	switch p.typ {
-	case "string":
+func (p *flatProp) accepts(v any) bool {
+	switch p.kind {
+	case kindString:
 		s, ok := v.(string)
 		if !ok {
 			return false
@@ -209,13 +265,13 @@ func (p flatProp) accepts(v any) bool {
 			}
 		}
 		return false
-	case "boolean":
+	case kindBoolean:
 		_, ok := v.(bool)
 		return ok
-	case "number":
+	case kindNumber:
 		_, ok := v.(json.Number)
 		return ok
-	case "integer":
+	case kindInteger:
 		n, ok := v.(json.Number)
 		if !ok {
 			return false
