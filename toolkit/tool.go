@@ -248,24 +248,20 @@ func (s subject) matchContent(content string, input Input, pc *permission.Contex
 }
 
 func (s subject) CoveredBy(all []permission.Rule, input map[string]any, pc *permission.Context) bool {
-	var allow []permission.Rule
-	for _, r := range all {
-		if s.ownRule(r) {
-			allow = append(allow, r)
-		}
-	}
-	if len(allow) == 0 {
-		return false
-	}
 	if c, ok := s.tool.(RulesCoverer); ok {
-		contents := make([]string, len(allow))
-		for i, r := range allow {
-			contents[i] = r.Content
+		var contents []string
+		for _, r := range all {
+			if s.ownRule(r) {
+				if contents == nil {
+					contents = make([]string, 0, len(all))
+				}
+				contents = append(contents, r.Content)
+			}
 		}
-		return c.CoveredBy(contents, input, pc)
+		return len(contents) > 0 && c.CoveredBy(contents, input, pc)
 	}
-	for _, r := range allow {
-		if s.matchContent(r.Content, input, pc) == permission.Matches {
+	for _, r := range all {
+		if s.ownRule(r) && s.matchContent(r.Content, input, pc) == permission.Matches {
 			return true
 		}
 	}

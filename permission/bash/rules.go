@@ -2,6 +2,7 @@ package bash
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -617,7 +618,6 @@ func Suggestions(s *Script) []string {
 		return nil
 	}
 	var out []string
-	seen := map[string]bool{}
 	for _, c := range s.Commands {
 		if readOnly(c) {
 			continue
@@ -643,8 +643,7 @@ func Suggestions(s *Script) []string {
 			rule += " " + words[1]
 		}
 		rule += ":*"
-		if !seen[rule] {
-			seen[rule] = true
+		if !slices.Contains(out, rule) { // a few: no map
 			out = append(out, rule)
 		}
 	}
