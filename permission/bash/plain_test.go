@@ -84,20 +84,7 @@ func TestPlainWordsExhaustive(t *testing.T) {
 		max = 4
 	}
 	const alphabet = "a1-./:,+=_ ;&|'"
-	var words []string
-	var gen func(prefix string)
-	gen = func(prefix string) {
-		if prefix != "" {
-			words = append(words, prefix)
-		}
-		if len(prefix) == max {
-			return
-		}
-		for i := 0; i < len(alphabet); i++ {
-			gen(prefix + alphabet[i:i+1])
-		}
-	}
-	gen("")
+	words := wordsOver(alphabet, max)
 	for _, w := range words {
 		samePlain(t, w)
 		samePlain(t, "x "+w)
@@ -167,20 +154,7 @@ func TestPlainRedirectsExhaustive(t *testing.T) {
 // standing before a command, and for assignments of every short name.
 func TestPlainTildeAssignExhaustive(t *testing.T) {
 	const alphabet = "a~/=:+-_1"
-	var words []string
-	var gen func(prefix string)
-	gen = func(prefix string) {
-		if prefix != "" {
-			words = append(words, prefix)
-		}
-		if len(prefix) == 4 {
-			return
-		}
-		for i := 0; i < len(alphabet); i++ {
-			gen(prefix + alphabet[i:i+1])
-		}
-	}
-	gen("")
+	words := wordsOver(alphabet, 4)
 	for _, w := range words {
 		for _, cmd := range []string{"ls " + w, "ls > " + w, "A=" + w + " ls", w + " ls", w + " B=b ls", "A=a " + w + " x", "ls; " + w + " x > y"} {
 			samePlain(t, cmd)
@@ -198,20 +172,7 @@ func TestPlainQuotesGlobsExhaustive(t *testing.T) {
 	if testing.Short() {
 		max = 3
 	}
-	var words []string
-	var gen func(prefix string)
-	gen = func(prefix string) {
-		if prefix != "" {
-			words = append(words, prefix)
-		}
-		if len(prefix) == max {
-			return
-		}
-		for i := 0; i < len(alphabet); i++ {
-			gen(prefix + alphabet[i:i+1])
-		}
-	}
-	gen("")
+	words := wordsOver(alphabet, max)
 	for _, w := range words {
 		for _, cmd := range []string{"ls " + w, "ls > " + w, "A=" + w + " ls", "ls x" + w + " y"} {
 			samePlain(t, cmd)
@@ -298,27 +259,35 @@ func TestPlainDashBeforeRedirect(t *testing.T) {
 			t.Errorf("%q is analysable: %+v", cmd, s.Commands[0])
 		}
 	}
-	const alphabet = "-a1=~:+._/"
-	var gen func(prefix string)
-	gen = func(w string) {
-		if w != "" {
-			for _, form := range []string{"ls " + w + " 1>x", "ls " + w + " 2>&1", "ls " + w + " >x", "ls " + w + " &>x"} {
-				samePlain(t, form)
-				s := parseTree(form)
-				if !s.Analysable() {
-					continue
-				}
-				if vs := s.Commands[0].Values(); len(vs) != 1 || vs[0] != w {
-					t.Errorf("%q: the tree gives the arguments %q", form, vs)
-				}
+	for _, w := range wordsOver("-a1=~:+._/", 3) {
+		for _, form := range []string{"ls " + w + " 1>x", "ls " + w + " 2>&1", "ls " + w + " >x", "ls " + w + " &>x"} {
+			samePlain(t, form)
+			s := parseTree(form)
+			if !s.Analysable() {
+				continue
+			}
+			if vs := s.Commands[0].Values(); len(vs) != 1 || vs[0] != w {
+				t.Errorf("%q: the tree gives the arguments %q", form, vs)
 			}
 		}
-		if len(w) == 3 {
+	}
+}
+
+// wordsOver returns every word of 1 to max characters over alphabet.
+func wordsOver(alphabet string, max int) []string {
+	var words []string
+	var gen func(prefix string)
+	gen = func(prefix string) {
+		if prefix != "" {
+			words = append(words, prefix)
+		}
+		if len(prefix) == max {
 			return
 		}
 		for i := 0; i < len(alphabet); i++ {
-			gen(w + alphabet[i:i+1])
+			gen(prefix + alphabet[i:i+1])
 		}
 	}
 	gen("")
+	return words
 }
