@@ -1,6 +1,8 @@
 package bash
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -183,5 +185,35 @@ func TestNonASCII(t *testing.T) {
 	s := Parse("echo héllo 'wörld' \"🐛 fix\"")
 	if !s.Analysable() || !slices.Equal(s.Commands[0].Values(), []string{"héllo", "wörld", "🐛 fix"}) {
 		t.Fatalf("non-ASCII words: %v %v", s.Unsafe, s.Commands[0].Values())
+	}
+}
+
+// TestBlankDoubleQuotedWords: blanks the grammar leaves out of a
+// double-quoted string are in the word, and a file named by them is
+// judged as one (cat " " reads what a link named " " leads to).
+func TestBlankDoubleQuotedWords(t *testing.T) {
+	for cmd, want := range map[string]string{
+		`cat " "`: " ", `cat "  "`: "  ", "cat \"\t\"": "\t", `cat "a b"`: "a b", `cat ""`: "", `cat "a"" "`: "a ",
+		`cat "  "/x`: "  /x", `echo "$x  "`: "$x  ",
+	} {
+		s := parseTree(cmd)
+		if len(s.Commands) != 1 || len(s.Commands[0].Args) != 1 || s.Commands[0].Args[0].Value != want {
+			t.Errorf("%q: %+v, want the word %q", cmd, s.Commands, want)
+		}
+	}
+	home := t.TempDir()
+	dir := filepath.Join(home, "project")
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(home, ".ssh", "id_rsa"), filepath.Join(dir, " ")); err != nil {
+		t.Fatal(err)
+	}
+	r := New(Options{Home: home}).Analyze(`cat " "`, Env{WorkingDirs: []string{dir}, Cwd: dir})
+	if r.ReadOnly || len(r.SensitiveReads) == 0 {
+		t.Fatalf(`cat " " through a link to ~/.ssh/id_rsa: read-only %v, sensitive reads %v`, r.ReadOnly, r.SensitiveReads)
 	}
 }

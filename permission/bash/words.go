@@ -87,8 +87,27 @@ func (wb *wordBuilder) node(n *node) {
 	case "string", "translated_string":
 		wb.w.Quoted = true
 		wb.first = false
+		pos := n.StartByte()
 		for i := 0; i < int(n.ChildCount()); i++ {
 			c := n.Child(i)
+			// tree-sitter-bash leaves blanks that no other content is
+			// next to out of the string's children (" " is two quote
+			// tokens, the second spanning ` "`): they are characters of
+			// the string all the same (cat " " reads the file named by a
+			// space, which a link may have made). Text left out
+			// elsewhere is not known.
+			start := c.StartByte()
+			if c.Type() == "\"" && i > 0 {
+				start = c.EndByte() - 1 // the closing quote itself
+			}
+			if gap := wb.src[pos:start]; gap != "" {
+				if strings.Trim(gap, " \t\n") == "" {
+					wb.b.WriteString(gap)
+				} else {
+					wb.dynamic("skipped_text")
+				}
+			}
+			pos = c.EndByte()
 			switch c.Type() {
 			case "\"", "$\"":
 			case "string_content":
