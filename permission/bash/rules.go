@@ -68,8 +68,8 @@ func normalizeFlag(cmd, flag string) string {
 }
 
 // splitWords splits argv-like text: flags expanded into single letters,
-// positionals kept in order.
-func splitWords(cmd string, words []string) (flags map[string]bool, pos []string) {
+// positionals kept in order, appended to pos (a caller's buffer).
+func splitWords(cmd string, words, pos []string) (flags map[string]bool, _ []string) {
 	// flags is made at the first flag: rules and commands often have none
 	// (a nil map reads as empty).
 	set := func(f string) {
@@ -221,8 +221,9 @@ func matchPrefix(words, prefix []string, kind MatchKind) bool {
 		return false
 	}
 	cmd := words[0]
-	pf, pp := splitWords(cmd, prefix[1:])
-	cf, cp := splitWords(cmd, words[1:])
+	var pbuf, cbuf [8]string // rules and commands have few positionals: no allocation
+	pf, pp := splitWords(cmd, prefix[1:], pbuf[:0])
+	cf, cp := splitWords(cmd, words[1:], cbuf[:0])
 	for f := range pf {
 		if !cf[f] {
 			return false
@@ -254,8 +255,9 @@ func matchExact(words, want []string) bool {
 		return false
 	}
 	cmd := words[0]
-	wf, wp := splitWords(cmd, want[1:])
-	cf, cp := splitWords(cmd, words[1:])
+	var wbuf, cbuf [8]string
+	wf, wp := splitWords(cmd, want[1:], wbuf[:0])
+	cf, cp := splitWords(cmd, words[1:], cbuf[:0])
 	if len(wf) != len(cf) || len(wp) != len(cp) {
 		return false
 	}
