@@ -44,17 +44,17 @@ lint: ## gofmt, go vet, staticcheck, go mod tidy, and cross-builds of the cgo-fr
 	@# builds (the shell analysis uses tree-sitter through cgo).
 	for os in windows darwin; do CGO_ENABLED=0 GOOS=$$os $(GO) build $$($(GO) list -f '{{if .GoFiles}}{{.ImportPath}} {{join .Deps " "}}{{end}}' ./... | grep -v go-tree-sitter | cut -d' ' -f1) || exit 1; done
 
-fuzz: ## Run each fuzz target for FUZZTIME (default 20s).
-	$(GO) test -run '^$$' -fuzz '^FuzzParseRule$$' -fuzztime $(FUZZTIME) ./permission
-	$(GO) test -run '^$$' -fuzz '^FuzzArguments$$' -fuzztime $(FUZZTIME) ./toolkit
-	$(GO) test -run '^$$' -fuzz '^FuzzResumeTurn$$' -fuzztime $(FUZZTIME) ./toolkit
-	$(GO) test -run '^$$' -fuzz '^FuzzFlatSchemaDoc$$' -fuzztime $(FUZZTIME) ./toolkit
-	$(GO) test -run '^$$' -fuzz '^FuzzAnalyze$$' -fuzztime $(FUZZTIME) ./permission/bash
-	$(GO) test -run '^$$' -fuzz '^FuzzResolve$$' -fuzztime $(FUZZTIME) ./permission/pathpolicy
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./skills
-	$(GO) test -run '^$$' -fuzz '^FuzzCheckFrame$$' -fuzztime $(FUZZTIME) ./toolkit/mcp
-	$(GO) test -run '^$$' -fuzz '^FuzzDepth$$' -fuzztime $(FUZZTIME) ./internal/jsontext
-	$(GO) test -run '^$$' -fuzz '^FuzzInstrument$$' -fuzztime $(FUZZTIME) ./internal/wasmbin
+fuzz: ## Run each fuzz target for FUZZTIME (default 20s); see scripts/fuzz.sh.
+	scripts/fuzz.sh FuzzParseRule ./permission $(FUZZTIME) $(GO)
+	scripts/fuzz.sh FuzzArguments ./toolkit $(FUZZTIME) $(GO)
+	scripts/fuzz.sh FuzzResumeTurn ./toolkit $(FUZZTIME) $(GO)
+	scripts/fuzz.sh FuzzFlatSchemaDoc ./toolkit $(FUZZTIME) $(GO)
+	scripts/fuzz.sh FuzzAnalyze ./permission/bash $(FUZZTIME) $(GO)
+	scripts/fuzz.sh FuzzResolve ./permission/pathpolicy $(FUZZTIME) $(GO)
+	scripts/fuzz.sh FuzzParse ./skills $(FUZZTIME) $(GO)
+	scripts/fuzz.sh FuzzCheckFrame ./toolkit/mcp $(FUZZTIME) $(GO)
+	scripts/fuzz.sh FuzzDepth ./internal/jsontext $(FUZZTIME) $(GO)
+	scripts/fuzz.sh FuzzInstrument ./internal/wasmbin $(FUZZTIME) $(GO)
 
 # Plugins: each plugins/NAME holding Go files is built with Go as a WASI
 # reactor, each plugins/NAME holding a package.json with npm (its "build"
