@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmtools/wasmtools/internal/redistest"
+	"github.com/wasmtools/wasmtools/internal/testproc"
 )
 
 // BenchmarkThroughBalancer measures tools/call through haproxy in
@@ -39,7 +40,7 @@ func BenchmarkThroughBalancer(b *testing.B) {
 			if err := os.WriteFile(filepath.Join(dir, "wasmtools.yaml"), []byte("store: "+st.store+"\n"), 0o644); err != nil {
 				b.Fatal(err)
 			}
-			lbAddr := fmt.Sprintf("127.0.0.1:%d", freePort(b))
+			lbAddr := fmt.Sprintf("127.0.0.1:%d", testproc.FreePort(b))
 			var reps []*replica
 			for i := range st.replicas {
 				reps = append(reps, startReplica(b, fmt.Sprintf("r%d", i), dir, lbAddr))

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -17,23 +16,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmtools/wasmtools/internal/redistest"
+	"github.com/wasmtools/wasmtools/internal/testproc"
 )
 
 // The scale-out scenario: Redis, two `serve --http` replicas sharing it,
 // and haproxy in front of them in round-robin, driven by the MCP Go SDK's
 // client through the balancer. Every request of a session may land on
 // either replica.
-
-// freePort returns a loopback port nobody listens on now.
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
 
 // lookPathOrSbin is exec.LookPath, also trying /usr/sbin (where Debian
 // puts haproxy, outside a normal user's PATH).
@@ -65,52 +54,23 @@ func waitListening(t testing.TB, addr string) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a process's output and a test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // replica is one `wasmtools serve --http` process.
 type replica struct {
 	name string
 	addr string
 	cmd  *exec.Cmd
-	log  *syncBuffer
+	log  *testproc.Output
 }
 
 // startReplica starts serve on a free port of its own, in dir (shared by
 // the replicas), accepting the balancer's Host header.
 func startReplica(t testing.TB, name, dir, lbAddr string, args ...string) *replica {
 	t.Helper()
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	addr := fmt.Sprintf("127.0.0.1:%d", testproc.FreePort(t))
 	cmd := exec.Command(binary, append([]string{"serve", "--http", addr, "--workdir", dir, "--allow-host", lbAddr}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "WASMTOOLS_LOG=debug")
-	r := &replica{name: name, addr: addr, cmd: cmd, log: &syncBuffer{}}
-	cmd.Stderr = r.log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("replica %s log:\n%s", name, r.log.String())
-		}
-	})
+	r := &replica{name: name, addr: addr, cmd: cmd, log: testproc.Start(t, "replica "+name, cmd)}
 	waitListening(t, addr)
 	return r
 }
@@ -150,26 +110,14 @@ backend replicas
 	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-f", file, "-db")
-	out := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("haproxy:\n%s", out.String())
-		}
-	})
+	testproc.Start(t, "haproxy", exec.Command(bin, "-f", file, "-db"))
 	waitListening(t, lbAddr)
 }
 
 func TestScaleOutThroughBalancer(t *testing.T) {
 	redisAddr := redistest.Start(t)
 	dir := t.TempDir()
-	lbAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	lbAddr := fmt.Sprintf("127.0.0.1:%d", testproc.FreePort(t))
 	store := redistest.URL(redisAddr, 0)
 	// Replica a reads the store from wasmtools.yaml, b from --store.
 	yaml := "store: " + store + "\ntools:\n  groups: {Bash: shell}\ngroups:\n  - name: shell\n    description: Run shell commands.\n"

@@ -8,7 +8,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmtools/wasmtools/internal/redistest"
+	"github.com/wasmtools/wasmtools/internal/testproc"
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
 	"github.com/wasmtools/wasmtools/toolkit/redisstore"
@@ -107,7 +107,7 @@ func TestSharedSessionsRoundRobin(t *testing.T) {
 	addr := redistest.Start(t)
 	var runs atomic.Int32
 	var backends []*url.URL
-	var logs lockedLog
+	var logs testproc.Output
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	for range 2 {
 		srv := sharedServer(t, addr, &runs, log)
@@ -194,24 +194,6 @@ func TestSharedSessionsRoundRobin(t *testing.T) {
 			t.Errorf("the servers never logged %q", want)
 		}
 	}
-}
-
-// lockedLog collects log output from several goroutines.
-type lockedLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // TestSharedStdioSessionsDoNotMeet: sessions without an MCP session id
