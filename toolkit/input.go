@@ -103,13 +103,10 @@ func parseArguments(raw string) (in Input, rep *repair, err error) {
 const maxPlainKeys = 64
 
 // parseArgs is parseArguments that also reports whether the arguments
-// are plain: one flat object (see decodeFlatObject) with no key twice
-// and no two keys that differ only by case, which every JSON decoder
-// reads as the same members, whatever it does with duplicates and case
-// (encoding/json matches struct fields without regard to case, last
-// duplicate winning; other decoders keep the first). The text of plain
-// arguments can stand for in itself (see Runtime.Arguments).
-func parseArgs(raw string) (in Input, plain bool, rep *repair, err error) {
+// are one flat object (see decodeFlatObject) with no key twice and at
+// most maxPlainKeys keys: plain, if no two of its keys differ only by
+// case either (see plainArgs).
+func parseArgs(raw string) (in Input, distinct bool, rep *repair, err error) {
 	if strings.TrimSpace(raw) == "" {
 		return Input{}, false, nil, nil
 	}
@@ -119,7 +116,7 @@ func parseArgs(raw string) (in Input, plain bool, rep *repair, err error) {
 		return nil, false, nil, fmt.Errorf("the arguments are not valid UTF-8 (a bad byte at offset %d); send text as UTF-8, and binary data base64-encoded if the tool takes it", jsontext.InvalidUTF8(raw))
 	}
 	if in, members, ok := decodeFlat(raw); ok {
-		return in, members == len(in) && len(in) <= maxPlainKeys && !foldCollision(in), nil, nil
+		return in, members == len(in) && len(in) <= maxPlainKeys, nil, nil
 	}
 	v, err := decodeJSON(raw)
 	if err != nil {
@@ -140,19 +137,25 @@ func parseArgs(raw string) (in Input, plain bool, rep *repair, err error) {
 	return Input(obj), false, rep, nil
 }
 
-// foldCollision reports whether two keys of in differ only by case (by
-// Unicode simple folding, as encoding/json compares them).
-func foldCollision(in Input) bool {
-	keys := make([]string, 0, len(in))
+// plainArgs reports whether arguments parseArgs found distinct are
+// plain: no two keys differ only by case (by Unicode simple folding, as
+// encoding/json compares them). Every JSON decoder reads plain arguments
+// as the same members, whatever it does with duplicates and case
+// (encoding/json matches struct fields without regard to case, last
+// duplicate winning; other decoders keep the first), so their text can
+// stand for in itself (see Runtime.Arguments).
+func plainArgs(in Input, distinct bool) bool {
+	if !distinct {
+		return false
+	}
 	for k := range in {
-		for _, seen := range keys {
-			if strings.EqualFold(k, seen) {
-				return true
+		for k2 := range in {
+			if k < k2 && strings.EqualFold(k, k2) {
+				return false
 			}
 		}
-		keys = append(keys, k)
 	}
-	return false
+	return true
 }
 
 // sameFlat reports whether in holds exactly the members of flat, whose

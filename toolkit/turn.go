@@ -541,9 +541,9 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 		}
 	}
 	cs.e = e
-	in, plain, rep, err := parseArgs(cs.call.Arguments)
+	in, distinct, rep, err := parseArgs(cs.call.Arguments)
 	cs.args, cs.argsInput = "", nil
-	if plain && !t.checkOnly {
+	if !t.checkOnly && plainArgs(in, distinct) {
 		// A copy: the checks below and the middlewares get in itself,
 		// and may change it.
 		cs.args, cs.argsInput = cs.call.Arguments, maps.Clone(in)
