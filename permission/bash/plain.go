@@ -44,11 +44,8 @@ func plainByte(c byte, first, start bool) bool {
 // plainQuoted reports the inside of a quoted plain word (the quote
 // character q, ' or ", excluded) that the fast path takes: printable
 // characters, and inside double quotes none of $ ` \ ! (expansions,
-// escapes, history) and not only blanks (the grammar drops those).
+// escapes, history).
 func plainQuoted(inside string, q byte) bool {
-	if q == '"' && inside != "" && strings.Trim(inside, " ") == "" {
-		return false
-	}
 	for _, c := range []byte(inside) {
 		if c < 0x20 || c > 0x7e || c == q || q == '"' && (c == '$' || c == '`' || c == '\\' || c == '!') {
 			return false
