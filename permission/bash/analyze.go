@@ -34,7 +34,15 @@ func New(opts Options) *Analyzer {
 // NewWithPolicy returns an analyzer judging paths with p, the policy the
 // other tools share.
 func NewWithPolicy(p *pathpolicy.Policy) *Analyzer {
-	return &Analyzer{paths: p, home: p.Home(), cache: newScriptCache()}
+	// The analyzer and its cache in one allocation: both are read at
+	// every check, and a tool made for a few checks would miss the
+	// processor's caches on each separately.
+	c := &struct {
+		a     Analyzer
+		cache scriptCache
+	}{}
+	c.a = Analyzer{paths: p, home: p.Home(), cache: &c.cache}
+	return &c.a
 }
 
 // scoped returns a copy of a whose path policy remembers file-system
@@ -112,16 +120,12 @@ func (a *Analyzer) AnalyzeScript(s *Script, env Env) *Report {
 		return r
 	}
 	a = a.scoped(env.Cwd)
-	ro := true
 	assigned := assignedVariables(s)
+	ro := readsOnly(s, assigned)
 	for _, c := range s.Commands {
-		if !readOnly(c) {
-			ro = false
-		}
 		if v := usesAny(c, assigned); v != "" {
 			// A variable the script itself sets is not the harmless value
 			// the environment holds (DEBUG=--pre=sh; rg x $DEBUG).
-			ro = false
 			r.Untrusted = append(r.Untrusted, fmt.Sprintf("%s expands $%s, which the command sets itself", displayName(c), v))
 		}
 		r.Dangerous = append(r.Dangerous, dangerous(c)...)
@@ -129,19 +133,8 @@ func (a *Analyzer) AnalyzeScript(s *Script, env Env) *Report {
 	}
 	for _, rd := range s.Redirects {
 		target := cleanAbs(rd.Target.Value)
-		if rd.Output() && !harmlessOutput(target) {
-			ro = false
-		}
 		if rd.Output() && strings.HasPrefix(target, "/dev/") && !harmlessOutput(target) {
 			r.Dangerous = append(r.Dangerous, fmt.Sprintf("writes to the device %s", target))
-		}
-		if strings.HasPrefix(target, "/dev/tcp/") || strings.HasPrefix(target, "/dev/udp/") {
-			ro = false // bash opens a network connection
-		}
-		// Here-documents and here-strings expand variables into the
-		// command's input: the same rule as for arguments.
-		if !harmlessWord(rd.Target) {
-			ro = false
 		}
 	}
 	r.Dangerous = append(r.Dangerous, pipedDownloads(s)...)
@@ -158,6 +151,44 @@ func (a *Analyzer) AnalyzeScript(s *Script, env Env) *Report {
 		r.EditsInWorkingDirs = a.editsInWorkingDirs(s, env)
 	}
 	return r
+}
+
+// MayReadOnly reports whether the script can be read-only at all, judged
+// from its words alone: it is analysable and runs something, every
+// command is one that only reads, no output goes to a file or a network
+// connection, and no variable the script sets itself is expanded. When it
+// is false, AnalyzeScript's ReadOnly is false whatever the paths name: a
+// caller that needs only that verdict (the permission mode explore) can
+// skip the path analysis and its system calls. When it is true, only
+// AnalyzeScript can tell.
+func MayReadOnly(s *Script) bool {
+	if !s.Analysable() || len(s.Commands) == 0 && len(s.Redirects) == 0 {
+		return false
+	}
+	return readsOnly(s, assignedVariables(s))
+}
+
+// readsOnly is the words' part of the read-only verdict (see
+// MayReadOnly); assigned are the variables the script sets.
+func readsOnly(s *Script, assigned map[string]bool) bool {
+	for _, c := range s.Commands {
+		if !readOnly(c) || usesAny(c, assigned) != "" {
+			return false
+		}
+	}
+	for _, rd := range s.Redirects {
+		target := cleanAbs(rd.Target.Value)
+		switch {
+		case rd.Output() && !harmlessOutput(target),
+			// bash opens a network connection
+			strings.HasPrefix(target, "/dev/tcp/"), strings.HasPrefix(target, "/dev/udp/"),
+			// Here-documents and here-strings expand variables into the
+			// command's input: the same rule as for arguments.
+			!harmlessWord(rd.Target):
+			return false
+		}
+	}
+	return true
 }
 
 // cleanAbs cleans an absolute path (//dev/sda and /tmp/../dev/sda are
@@ -191,7 +222,8 @@ func (a *Analyzer) sensitive(s *Script, env Env, r *Report) {
 	for _, c := range s.Commands {
 		ro := readOnly(c)
 		dir, dirKnown := a.dirOf(env, c)
-		for _, w := range pathCandidates(c) {
+		var candidates [4]Word
+		for _, w := range appendPathCandidates(candidates[:0], c) {
 			if ro && links {
 				r.SensitiveReads = append(r.SensitiveReads, fmt.Sprintf("%s reads %s, where a link this script makes may lead", c.Name, w.Value))
 				continue
@@ -577,8 +609,13 @@ func displayName(c *Command) string {
 // pattern, find's expression, sed's script), those are left out; for
 // every other command each argument counts, with the value of --opt=value
 // and the rest of -oVALUE; git's rev:path names its path.
-func pathCandidates(c *Command) []Word {
-	var out []Word
+func pathCandidates(c *Command) []Word { return appendPathCandidates(nil, c) }
+
+// appendPathCandidates is pathCandidates into dst (empty: a caller's
+// stack buffer with room spares the allocation). The answer may instead
+// be a list of c's own (sed's files): it is read, never changed.
+func appendPathCandidates(dst []Word, c *Command) []Word {
+	out := dst[:0]
 	add := func(w Word, v string) {
 		w.Value = v
 		out = append(out, w)
@@ -611,8 +648,10 @@ func pathCandidates(c *Command) []Word {
 			return parseSed(c).files
 		}
 	}
-	// Room for each argument and a value it holds, in one allocation.
-	out = make([]Word, 0, 2*len(c.Args)+len(c.Assigns))
+	if n := 2*len(c.Args) + len(c.Assigns); cap(out) < n {
+		// Room for each argument and a value it holds, in one allocation.
+		out = make([]Word, 0, n)
+	}
 	for _, w := range c.Args {
 		v := w.Value
 		out = append(out, w)

@@ -114,6 +114,43 @@ func TestReadOnly(t *testing.T) {
 		if r.ReadOnly != tt.want {
 			t.Errorf("%q: read-only %v, want %v (unsafe %v)", tt.cmd, r.ReadOnly, tt.want, r.Unanalysable)
 		}
+		if r.ReadOnly && !MayReadOnly(r.Script) {
+			t.Errorf("%q: read-only, yet MayReadOnly says its words write", tt.cmd)
+		}
+	}
+}
+
+// TestMayReadOnly: the words alone rule a script out of read-only when a
+// command writes or runs code, output goes to a file or a connection, or
+// a variable the script sets is expanded; paths are left to the analysis.
+func TestMayReadOnly(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want bool
+	}{
+		{"ls -la", true},
+		{"cat ~/.ssh/id_rsa", true}, // sensitive, but only the analysis of paths can tell
+		{"cat < .env", true},
+		{"ls 2>/dev/null | grep x", true},
+		{"git status", true},
+		{"mkdir new_dir", false},
+		{"ls -la > list.txt", false},
+		{"ls >> list.txt", false},
+		{"cat file &> out", false},
+		{"echo hi > /dev/tcp/example.com/80", false},
+		{"cat < /dev/tcp/example.com/80", false},
+		{"cat <<EOF\n$(id)\nEOF", false},
+		{"X=--pre=sh; rg x $X", false},
+		{"ls && rm x", false},
+		{"python script.py", false},
+		{"", false},
+		{"   ", false},
+		{"ls $(", false},
+	}
+	for _, tt := range tests {
+		if got := MayReadOnly(Parse(tt.cmd)); got != tt.want {
+			t.Errorf("MayReadOnly(%q) = %v, want %v", tt.cmd, got, tt.want)
+		}
 	}
 }
 

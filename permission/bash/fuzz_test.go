@@ -32,6 +32,9 @@ func FuzzAnalyze(f *testing.F) {
 		if len(r.Unanalysable) > 0 && (r.ReadOnly || r.EditsInWorkingDirs) {
 			t.Fatalf("%q: unanalysable (%v) yet read-only %v / edits %v", cmd, r.Unanalysable, r.ReadOnly, r.EditsInWorkingDirs)
 		}
+		if r.ReadOnly && !MayReadOnly(r.Script) {
+			t.Fatalf("%q: read-only, yet MayReadOnly says its words write", cmd)
+		}
 		if r.ReadOnly && (len(r.Dangerous) > 0 || len(r.Sed) > 0 || len(r.SensitiveWrites) > 0 || len(r.CriticalRemovals) > 0) {
 			t.Fatalf("%q: read-only with findings %+v", cmd, r)
 		}

@@ -17,13 +17,13 @@ const (
 	MatchLoose                   // for deny and ask rules
 )
 
-// ruleWords are the words a rule sees for a command: the name, then the
-// arguments; git's global options are skipped so that
-// `git -C /p reset --hard` reads as `git reset --hard`.
-func ruleWords(c *Command) []string {
-	// One allocation: the words are rewritten in place for git.
-	words := make([]string, 1, 2+len(c.Args))
-	words[0] = c.Name
+// appendRuleWords appends to dst the words a rule sees for a command: the
+// name, then the arguments; git's global options are skipped so that
+// `git -C /p reset --hard` reads as `git reset --hard`. dst is empty; a
+// caller's stack buffer with room spares the allocation.
+func appendRuleWords(dst []string, c *Command) []string {
+	// The words are rewritten in place for git.
+	words := append(dst[:0], c.Name)
 	for _, a := range c.Args {
 		words = append(words, a.Value)
 	}
@@ -98,11 +98,15 @@ func splitWords(cmd string, words, pos []string) (flags map[string]bool, _ []str
 
 // ruleText parses a rule's command text into words the way the shell
 // would.
-func ruleText(text string) []string {
+func ruleText(text string) []string { return appendRuleText(make([]string, 0, 4), text) }
+
+// appendRuleText is ruleText into dst (empty, with room: a caller's
+// stack buffer spares the allocation).
+func appendRuleText(dst []string, text string) []string {
 	// Plain words (see plainWords) are what the shell makes of them:
 	// rules are mostly such ("npm run:*", "git push"), and parsing them
 	// was most of the cost of matching one.
-	if words, ok := appendPlainWords(make([]string, 0, 4), text); ok && !anyQuoted(words) {
+	if words, ok := appendPlainWords(dst[:0], text); ok && !anyQuoted(words) {
 		return words
 	}
 	s := Parse(text)
@@ -139,7 +143,8 @@ func MatchRule(c *Command, content string, kind MatchKind) bool {
 			}
 		}
 	}
-	words := ruleWords(c)
+	var wordsBuf [8]string
+	words := appendRuleWords(wordsBuf[:0], c)
 	if kind == MatchStrict {
 		// An allow rule vouches for the words it names, not for options
 		// that make the program run something else (git push
@@ -149,8 +154,9 @@ func MatchRule(c *Command, content string, kind MatchKind) bool {
 			return false
 		}
 	}
+	var textBuf [4]string
 	if prefix, ok := strings.CutSuffix(content, ":*"); ok {
-		return matchPrefix(words, ruleText(prefix), kind)
+		return matchPrefix(words, appendRuleText(textBuf[:0], prefix), kind)
 	}
 	if strings.Contains(content, "*") {
 		// "rm -rf *" is the prefix rm -rf followed by anything: matched
@@ -636,15 +642,17 @@ func Suggestions(s *Script) []string {
 				return nil // an allow rule never covers git with global options
 			}
 		}
-		words := ruleWords(c)
+		var wordsBuf [8]string
+		words := appendRuleWords(wordsBuf[:0], c)
 		rule := words[0]
 		if c.PathQualified() {
 			rule = c.NameWord.Value // ./deploy.sh, not any deploy.sh
 		}
 		if len(words) > 1 && !fileOperands[words[0]] && plainWord(words[1]) {
-			rule += " " + words[1]
+			rule += " " + words[1] + ":*"
+		} else {
+			rule += ":*"
 		}
-		rule += ":*"
 		if !slices.Contains(out, rule) { // a few: no map
 			out = append(out, rule)
 		}

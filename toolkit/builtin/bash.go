@@ -48,9 +48,14 @@ type Bash struct {
 
 // NewBash returns the Bash tool.
 func NewBash(opts BashOptions) *Bash {
-	b := &Bash{opts: opts, backend: opts.Backend}
+	c := &struct {
+		b     Bash
+		local LocalBackend
+	}{}
+	b := &c.b
+	b.opts, b.backend = opts, opts.Backend
 	if b.backend == nil {
-		b.backend = &LocalBackend{}
+		b.backend = &c.local
 	}
 	b.analyzer = shell.NewWithPolicy(pathpolicy.New(pathpolicy.Options{DangerousFiles: opts.DangerousFiles, DangerousDirs: opts.DangerousDirs, Home: opts.Home}))
 	return b
@@ -132,6 +137,13 @@ func (b *Bash) IsReadOnly(in toolkit.Input) bool { return b.IsReadOnlyIn(in, nil
 // tree a recursive reader walks), and nothing in the arguments can turn
 // into an option or a planted configuration where the call runs.
 func (b *Bash) IsReadOnlyIn(in toolkit.Input, pc *permission.Context) bool {
+	// A command whose words say it writes (mkdir, a redirect to a file)
+	// is not read-only wherever its paths lead: the path analysis and its
+	// system calls are left to the checks that need them (none, in the
+	// mode explore, which then denies).
+	if !shell.MayReadOnly(b.analyzer.Parse(in.String("command"))) {
+		return false
+	}
 	return b.report(in, pc).ReadOnly
 }
 
@@ -335,9 +347,13 @@ func matchTargets(a *shell.Analyzer, content string, targets []shell.PathTarget,
 // Suggestions implements toolkit.Suggester: one prefix rule per distinct
 // command, none for interpreters, shells and wrappers.
 func (b *Bash) Suggestions(in toolkit.Input) []permission.Rule {
-	var out []permission.Rule
-	for _, c := range shell.Suggestions(b.analyzer.Parse(in.String("command"))) {
-		out = append(out, permission.Rule{Tool: "Bash", Content: c})
+	cs := shell.Suggestions(b.analyzer.Parse(in.String("command")))
+	if len(cs) == 0 {
+		return nil
+	}
+	out := make([]permission.Rule, len(cs))
+	for i, c := range cs {
+		out[i] = permission.Rule{Tool: "Bash", Content: c}
 	}
 	return out
 }

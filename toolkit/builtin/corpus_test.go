@@ -240,12 +240,21 @@ func BenchmarkBashEngineCheckCorpus(b *testing.B) {
 // toolkit's objects miss the caches).
 func BenchmarkBashEngineCheckCold(b *testing.B) {
 	ctx := context.Background()
-	pc := &permission.Context{Mode: permission.ModeDefault, WorkingDirs: []string{"/tmp/project"}, Cwd: "/tmp/project"}
 	for _, batch := range []int{16, 2048} {
-		for _, cmd := range []string{"ls", "cat README.md", "git push"} {
-			args, _ := json.Marshal(map[string]string{"command": cmd})
+		for _, c := range []struct {
+			cmd  string
+			mode permission.Mode
+		}{
+			{"ls", permission.ModeDefault},
+			{"cat README.md", permission.ModeDefault},
+			{"git push", permission.ModeDefault},
+			// Denied from its words alone: no path analysis.
+			{"mkdir new_dir", permission.ModeExplore},
+		} {
+			pc := &permission.Context{Mode: c.mode, WorkingDirs: []string{"/tmp/project"}, Cwd: "/tmp/project"}
+			args, _ := json.Marshal(map[string]string{"command": c.cmd})
 			call := toolkit.Call{ID: "c", Name: "Bash", Arguments: string(args)}
-			b.Run(fmt.Sprintf("batch=%d/%s", batch, strings.ReplaceAll(cmd, " ", "_")), func(b *testing.B) {
+			b.Run(fmt.Sprintf("batch=%d/%s/%s", batch, c.mode, strings.ReplaceAll(c.cmd, " ", "_")), func(b *testing.B) {
 				kits := make([]*toolkit.Toolkit, batch)
 				b.ReportAllocs()
 				for i := 0; i < b.N; i++ {
