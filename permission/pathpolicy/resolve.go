@@ -22,7 +22,7 @@ import (
 // absolute cwd, a link loop, or a /proc entry that names another
 // process's open file.
 func (p *Policy) Resolve(name, cwd string) (string, bool) {
-	abs := Abs(name, cwd)
+	abs := p.abs(name, cwd)
 	if abs == "" {
 		return "", false
 	}
@@ -189,6 +189,9 @@ func (p *Policy) procEntry(proc string, rest []string, cwd string, depth int) (s
 // system changes between calls, and a stale answer would judge a path by
 // what it no longer is.
 type lookups struct {
+	// absName in absCwd is absPath (see Policy.abs).
+	absName, absCwd, absPath string
+
 	lstats []lstatResult
 	links  []linkResult
 	// absent are paths probeDir found missing (or not a directory) with
@@ -205,6 +208,22 @@ type lookups struct {
 	// probe found missing: each is a directory or missing, never a link
 	// nor anything else (see warmDir).
 	noLink []string
+}
+
+// abs is Abs, with the last relative path remembered in a scope: the
+// checks of one analysis ask for the same path one after another
+// (sensitive, then inside the working directories).
+func (p *Policy) abs(name, cwd string) string {
+	m := p.memo
+	if m == nil || strings.HasPrefix(name, "/") {
+		return Abs(name, cwd)
+	}
+	if m.absPath != "" && m.absName == name && m.absCwd == cwd {
+		return m.absPath
+	}
+	a := Abs(name, cwd)
+	m.absName, m.absCwd, m.absPath = name, cwd, a
+	return a
 }
 
 // isNoLink reports a path the probe found to be a directory or missing,

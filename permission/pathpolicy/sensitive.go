@@ -131,7 +131,7 @@ func segsMatchLit(e entry, segs []string) bool {
 // sensitive: nobody can say what it names. It returns a description of
 // what matched.
 func (p *Policy) SensitivePath(name, cwd string) (string, bool) {
-	abs := Abs(name, cwd)
+	abs := p.abs(name, cwd)
 	if abs == "" {
 		return "", false
 	}
