@@ -145,7 +145,8 @@ type Subject interface {
 	// CoveredBy reports whether the allow rules, taken together, allow this
 	// call. The rules given are every allow rule in force: the subject
 	// uses those that apply to it (its own, and those of tools whose rules
-	// it shares, as Write and Edit do).
+	// it shares, as Write and Edit do). The slice is the engine's, reused
+	// from call to call: the subject must not keep it.
 	CoveredBy(allow []Rule, input map[string]any, pc *Context) bool
 	// Suggestions are the rules offered with an ASK.
 	Suggestions(input map[string]any) []Rule
@@ -380,7 +381,7 @@ func evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 	case ModeExplore:
 		return Decision{
 			Behavior: Deny,
-			Message:  fmt.Sprintf("%s may change things and the permission mode explore allows only read-only calls. Use read-only tools, or ask the user to change the mode.", name),
+			Message:  name + " may change things and the permission mode explore allows only read-only calls. Use read-only tools, or ask the user to change the mode.",
 			Reason:   "mode explore",
 		}
 	case ModeDontAsk:
@@ -434,9 +435,18 @@ func decidingAllowRule(s Subject, input map[string]any, pc *Context) *Rule {
 // very call. "Always allow" must never be offered for a rule that would
 // change nothing.
 func effective(s Subject, suggested []Rule, input map[string]any, pc *Context) []Rule {
-	out := make([]Rule, 0, len(suggested))
+	if len(suggested) == 0 {
+		return []Rule{}
+	}
+	// One allocation: the rules in force and one suggestion (handed to
+	// the subject), then the suggestions kept. The answer is a copy, for
+	// the caller to change: a tool may hand out one list to every call.
+	n := len(pc.Allow) + 1
+	buf := make([]Rule, n+len(suggested))
+	allow, out := buf[:n:n], buf[n:n:len(buf)]
 	for _, r := range suggested {
-		allow := append(append(make([]Rule, 0, len(pc.Allow)+1), pc.Allow...), r)
+		copy(allow, pc.Allow) // again: a subject must not change them, but may
+		allow[n-1] = r
 		if s.CoveredBy(allow, input, pc) {
 			out = append(out, r)
 		}

@@ -264,3 +264,28 @@ func TestContextDirAndClone(t *testing.T) {
 		t.Error("Clone shares slices with the original")
 	}
 }
+
+// sharedSuggester hands out one list of suggestions to every call.
+type sharedSuggester struct {
+	fakeSubject
+	list []Rule
+}
+
+func (s sharedSuggester) Suggestions(map[string]any) []Rule { return s.list }
+
+// TestSuggestionsAreTheCallersCopy: a caller may change the suggestions
+// of an ask without changing what the tool offers next time.
+func TestSuggestionsAreTheCallersCopy(t *testing.T) {
+	s := sharedSuggester{fakeSubject{name: "T", check: PassthroughDecision()}, []Rule{{Tool: "T", Content: "x"}}}
+	in := map[string]any{"cmd": "x"}
+	for range 2 {
+		d := Evaluate(context.Background(), s, in, &Context{Mode: ModeDefault})
+		if d.Behavior != Ask || len(d.Suggestions) != 1 || d.Suggestions[0] != (Rule{Tool: "T", Content: "x"}) {
+			t.Fatalf("decision %+v, want an ask suggesting T(x)", d)
+		}
+		d.Suggestions[0].Content = "changed"
+	}
+	if s.list[0].Content != "x" {
+		t.Errorf("the tool's own list was changed through a decision: %v", s.list)
+	}
+}
