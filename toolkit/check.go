@@ -21,16 +21,22 @@ type CheckOptions struct {
 // KindInactive or KindInvalidInput. Other errors come from the
 // session store.
 func (tk *Toolkit) Check(ctx context.Context, sessionID string, call Call, opts CheckOptions) (permission.Decision, error) {
-	t, err := tk.NewTurn(ctx, sessionID, []Call{call}, TurnOptions{View: opts.View, Permission: opts.Permission})
-	if err != nil {
+	// The turn and its call's context in one allocation.
+	c := &struct {
+		t  Turn
+		rc runtimeContext
+	}{}
+	t := &c.t
+	if err := tk.initTurn(ctx, t, sessionID, []Call{call}, TurnOptions{View: opts.View, Permission: opts.Permission}); err != nil {
 		return permission.Decision{}, err
 	}
-	t.checkOnly = true
+	t.checkOnly, t.checkCtx = true, &c.rc
 	cs := t.calls[0]
 	// Gates 1-3 only: admitQuiet never executes.
 	t.admitQuiet(ctx, cs)
 	if cs.phase == phaseDone {
-		if cs.resp.State == StateDenied {
+		// A denial in a check-only turn has no response (see admitQuiet).
+		if cs.resp == nil || cs.resp.State == StateDenied {
 			return cs.decision, nil
 		}
 		return permission.Decision{}, cs.resp.Err()

@@ -294,30 +294,44 @@ func compileInputSchema(url string, raw json.RawMessage) (*schemaValidator, erro
 		b, _ := json.Marshal(t)
 		return nil, fmt.Errorf("input schema must have \"type\": \"object\", not %s", b)
 	}
-	compile := func() (*jsonschema.Schema, error) {
-		c := jsonschema.NewCompiler()
-		// The library's default loader reads file: URLs: a schema from an
-		// MCP server or a plugin could make the host read its files (or
-		// block on a FIFO). Only the schema itself and the metaschemas
-		// are known.
-		c.UseLoader(selfContained{})
-		if err := c.AddResource(url, doc); err != nil {
-			return nil, fmt.Errorf("input schema: %w", err)
-		}
-		s, err := c.Compile(url)
-		if err != nil {
-			return nil, fmt.Errorf("input schema does not compile: %w", err)
-		}
-		return s, nil
-	}
 	if flat := newFlatSchema(obj); flat != nil {
-		return &schemaValidator{flat: flat, compiled: sync.OnceValues(compile)}, nil
+		// The tool keeps its schema's bytes, not the decoded tree (which
+		// is many times their size): the compile, at the first input the
+		// flat form does not vouch for, decodes them again. A copy: the
+		// caller's buffer may change meanwhile (a request's view of
+		// tools).
+		raw := bytes.Clone(raw)
+		return &schemaValidator{flat: flat, compiled: sync.OnceValues(func() (*jsonschema.Schema, error) {
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+			if err != nil {
+				return nil, fmt.Errorf("input schema is not JSON: %w", err)
+			}
+			return compileDoc(url, doc)
+		})}, nil
 	}
-	s, err := compile()
+	s, err := compileDoc(url, doc)
 	if err != nil {
 		return nil, err
 	}
 	return &schemaValidator{compiled: func() (*jsonschema.Schema, error) { return s, nil }}, nil
+}
+
+// compileDoc compiles doc, a decoded schema, as the schema at url.
+func compileDoc(url string, doc any) (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	// The library's default loader reads file: URLs: a schema from an
+	// MCP server or a plugin could make the host read its files (or
+	// block on a FIFO). Only the schema itself and the metaschemas are
+	// known.
+	c.UseLoader(selfContained{})
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("input schema does not compile: %w", err)
+	}
+	return s, nil
 }
 
 // selfContained refuses every resource a schema names outside itself.

@@ -278,7 +278,7 @@ func (t *Turn) reattach(ctx context.Context, r *registry, cs *callState, pc *per
 	if e.spec.External && cs.phase != phaseExternal && cs.phase != phaseAsk {
 		cs.phase = phaseExternal
 	}
-	d := evaluate(WithRuntime(ctx, t.runtime(cs)), e.subject, cs.input, pc)
+	d := evaluate(t.withRuntime(ctx, cs), &e.subject, cs.input, pc)
 	switch {
 	case d.Behavior == permission.Deny:
 		cs.decision = d

@@ -144,10 +144,21 @@ type entry struct {
 
 // New returns an empty toolkit.
 func New(opts Options) *Toolkit {
-	tk := &Toolkit{opts: opts, store: opts.Store, log: opts.Logger}
+	// The toolkit and the parts every call reads in one allocation: on
+	// a toolkit made for a few calls, each separate piece would be a
+	// cache miss at the first call.
+	parts := &struct {
+		tk    Toolkit
+		reg   registry
+		store MemoryStore
+		off   offloads
+	}{}
+	tk := &parts.tk
+	tk.opts, tk.store, tk.log = opts, opts.Store, opts.Logger
 	tk.opts.Middleware = slices.Clone(opts.Middleware)
 	if tk.store == nil {
-		tk.store = NewMemoryStore()
+		parts.store.limits = DefaultReadCacheLimits
+		tk.store = &parts.store
 	}
 	if tk.log == nil {
 		tk.log = slog.Default()
@@ -161,8 +172,10 @@ func New(opts Options) *Toolkit {
 	if tk.opts.MaxOffloadBytes <= 0 {
 		tk.opts.MaxOffloadBytes = DefaultMaxOffloadBytes
 	}
-	tk.offloads = &offloads{root: tk.opts.OffloadDir, max: tk.opts.MaxOffloadBytes}
-	tk.reg.Store(&registry{tools: map[string]*entry{}, groups: map[string]Group{}})
+	parts.off.root, parts.off.max = tk.opts.OffloadDir, tk.opts.MaxOffloadBytes
+	tk.offloads = &parts.off
+	parts.reg = registry{tools: map[string]*entry{}, groups: map[string]Group{}}
+	tk.reg.Store(&parts.reg)
 	return tk
 }
 

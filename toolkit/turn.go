@@ -209,8 +209,11 @@ type Turn struct {
 	granted []permission.Rule
 	fresh   bool
 	// checkOnly: the turn was made by Check and never executes, so it
-	// keeps no copy of the arguments for Runtime.Arguments.
+	// keeps no copy of the arguments for Runtime.Arguments, and a denied
+	// call gets no response (Check returns the decision).
 	checkOnly bool
+	// checkCtx holds the context of Check's one call (see withRuntime).
+	checkCtx *runtimeContext
 	// oneCall, oneBatch and oneState back calls and batches for a turn
 	// of one call.
 	oneCall  [1]*callState
@@ -222,13 +225,22 @@ type Turn struct {
 // ones are assigned. ctx serves only to load the session from the store;
 // the context given to Run governs the calls.
 func (tk *Toolkit) NewTurn(ctx context.Context, sessionID string, calls []Call, opts TurnOptions) (*Turn, error) {
+	t := new(Turn)
+	if err := tk.initTurn(ctx, t, sessionID, calls, opts); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// initTurn prepares t, a zero Turn, as NewTurn describes.
+func (tk *Toolkit) initTurn(ctx context.Context, t *Turn, sessionID string, calls []Call, opts TurnOptions) error {
 	s, err := tk.store.Session(ctx, sessionID)
 	if err != nil {
-		return nil, fmt.Errorf("session %q: %w", sessionID, err)
+		return fmt.Errorf("session %q: %w", sessionID, err)
 	}
-	t := &Turn{tk: tk, session: s, opts: opts}
+	t.tk, t.session, t.opts = tk, s, opts
 	if err := t.loadGranted(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	t.fresh = true
 	if len(calls) == 1 {
@@ -252,7 +264,7 @@ func (tk *Toolkit) NewTurn(ctx context.Context, sessionID string, calls []Call, 
 			c.ID = "call_" + strconv.FormatUint(tk.callSeq.Add(1), 10)
 		}
 		if seen[c.ID] {
-			return nil, fmt.Errorf("turn: duplicate call id %q", c.ID)
+			return fmt.Errorf("turn: duplicate call id %q", c.ID)
 		}
 		if seen != nil {
 			seen[c.ID] = true
@@ -277,7 +289,7 @@ func (tk *Toolkit) NewTurn(ctx context.Context, sessionID string, calls []Call, 
 		t.batches = append(t.batches, [2]int{i, j})
 		i = j
 	}
-	return t, nil
+	return nil
 }
 
 // resolve finds the entry for a tool name in the turn's view.
@@ -572,10 +584,14 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 		return
 	}
 	cs.input = in
-	d := evaluate(WithRuntime(ctx, t.runtime(cs)), e.subject, in, t.permissionContext())
+	d := evaluate(t.withRuntime(ctx, cs), &e.subject, in, t.permissionContext())
 	cs.decision = d
 	switch d.Behavior {
 	case permission.Deny:
+		if t.checkOnly {
+			cs.phase = phaseDone // resp stays nil: see Check
+			return
+		}
 		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindDenied, d.Message))
 		return
 	case permission.Ask:
@@ -635,7 +651,9 @@ func safeIsReadOnly(s subject, in Input, pc *permission.Context) (ro bool) {
 
 // evaluate is permission.Evaluate with the tool's methods fenced: a panic
 // in a rule matcher or a read-only check is a failed check, which asks.
-func evaluate(ctx context.Context, s subject, in Input, pc *permission.Context) (d permission.Decision) {
+// s is the entry's own subject: as a pointer, it becomes the engine's
+// Subject without an allocation.
+func evaluate(ctx context.Context, s *subject, in Input, pc *permission.Context) (d permission.Decision) {
 	defer func() {
 		if p := recover(); p != nil {
 			d = permission.SafetyAsk(fmt.Sprintf("The permission check of %s failed (%v); approve only if you trust this call.", s.spec.Name, p),
@@ -725,13 +743,23 @@ func (t *Turn) loadGranted(ctx context.Context) error {
 	return nil
 }
 
-func (t *Turn) runtime(cs *callState) *Runtime {
-	return &Runtime{SessionID: t.session.ID(), CallID: cs.call.ID, Tool: cs.call.Name, Session: t.session,
+// withRuntime returns ctx carrying the call's Runtime. A turn made by
+// Check holds the context itself (checkCtx): it judges one call, once.
+func (t *Turn) withRuntime(ctx context.Context, cs *callState) context.Context {
+	rc := t.checkCtx
+	if rc == nil || ctx == context.Context(rc) {
+		// A turn of Run, or (never today) Check's context given back:
+		// its own would then be its parent.
+		rc = new(runtimeContext)
+	}
+	rc.Context = ctx
+	rc.rt = Runtime{SessionID: t.session.ID(), CallID: cs.call.ID, Tool: cs.call.Name, Session: t.session,
 		Accept: t.opts.Accept, Permission: t.permissionContext(), args: cs.args, argsInput: cs.argsInput}
+	return rc
 }
 
 func (t *Turn) executeCall(ctx context.Context, cs *callState) *Response {
-	ctx = WithRuntime(ctx, t.runtime(cs))
+	ctx = t.withRuntime(ctx, cs)
 	resp := t.tk.execute(ctx, cs.e, cs.call.ID, cs.input, func(c *Chunk) {
 		t.emit(Event{Kind: EventChunk, CallID: cs.call.ID, Chunk: c})
 	})

@@ -694,3 +694,78 @@ func TestViewCacheBounded(t *testing.T) {
 		t.Errorf("%d schema-only tools kept, want at most %d", n, maxViewCache)
 	}
 }
+
+// TestCheckSchemaOwnsItsBytes: a request's tool schema is read when the
+// request is checked; changing the caller's buffer afterwards changes
+// nothing (the schema is compiled lazily, from the toolkit's own copy).
+func TestCheckSchemaOwnsItsBytes(t *testing.T) {
+	tk := New(Options{})
+	const schema = `{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":false}`
+	buf := []byte(schema)
+	pc := &permission.Context{Mode: permission.ModeBypass}
+	check := func(schema []byte, args string) error {
+		v := &View{External: []Spec{{Name: "ext", InputSchema: json.RawMessage(schema)}}}
+		_, err := tk.Check(context.Background(), "s", Call{Name: "ext", Arguments: args}, CheckOptions{View: v, Permission: pc})
+		return err
+	}
+	if err := check(buf, `{"n":1}`); err != nil {
+		t.Fatal(err)
+	}
+	copy(buf, `{"type":"object","properties":{"m":{"type":"integer"}},"additionalProperties":true }`)
+	if err := check([]byte(schema), `{"n":"x"}`); err == nil || !strings.Contains(err.Error(), "/n") {
+		t.Errorf("input {\"n\":\"x\"} against the original schema: error %v, want one about /n", err)
+	}
+}
+
+// runtimeProbe checks, from inside Check, the context its permission
+// check gets.
+type runtimeProbe struct {
+	*testTool
+	got func(ctx context.Context)
+}
+
+func (p runtimeProbe) CheckPermissions(ctx context.Context, in Input, pc *permission.Context) (permission.Decision, error) {
+	p.got(ctx)
+	return permission.PassthroughDecision(), nil
+}
+
+// TestCheckRuntimeContext: the permission check of a Check sees the
+// call's Runtime, the caller's values and deadline, and its cancellation,
+// through contexts derived from it too.
+func TestCheckRuntimeContext(t *testing.T) {
+	type key struct{}
+	base, cancel := context.WithTimeout(context.WithValue(context.Background(), key{}, "v"), time.Minute)
+	var seen bool
+	probe := runtimeProbe{&testTool{spec: Spec{Name: "probe"}}, func(ctx context.Context) {
+		seen = true
+		rt := RuntimeFrom(ctx)
+		if rt == nil || rt.Tool != "probe" || rt.SessionID != "s" || rt.CallID != "c1" || rt.Permission == nil {
+			t.Errorf("runtime %+v", rt)
+		}
+		if ctx.Value(key{}) != "v" {
+			t.Error("the caller's value is lost")
+		}
+		if _, ok := ctx.Deadline(); !ok {
+			t.Error("the caller's deadline is lost")
+		}
+		child, stop := context.WithCancel(ctx)
+		defer stop()
+		if RuntimeFrom(child) != rt {
+			t.Error("a derived context carries another runtime")
+		}
+		cancel()
+		select {
+		case <-child.Done():
+		case <-time.After(10 * time.Second):
+			t.Error("cancelling the caller's context did not reach a context derived in the check")
+		}
+	}}
+	tk := New(Options{})
+	mustRegister(t, tk, probe)
+	if _, err := tk.Check(base, "s", Call{ID: "c1", Name: "probe", Arguments: `{}`}, CheckOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !seen {
+		t.Fatal("the permission check did not run")
+	}
+}
