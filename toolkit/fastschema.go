@@ -224,6 +224,14 @@ func annotation(k string, v any) bool {
 
 // vouches reports whether in is certainly valid.
 func (fs *flatSchema) vouches(in Input) bool {
+	if len(fs.props) <= maxLookupProps {
+		return fs.vouchesByLookup(in)
+	}
+	return fs.vouchesByWalk(in)
+}
+
+// vouchesByWalk is vouches walking the input's members.
+func (fs *flatSchema) vouchesByWalk(in Input) bool {
 	for m := fs.required; m != 0; m &= m - 1 {
 		if _, ok := in[fs.props[bits.TrailingZeros64(m)].name]; !ok {
 			return false
@@ -247,6 +255,37 @@ func (fs *flatSchema) vouches(in Input) bool {
 		}
 	}
 	return true
+}
+
+// maxLookupProps is the most properties vouches looks up one by one
+// rather than walk the input: a few map look-ups cost less than starting
+// a walk over a map.
+const maxLookupProps = 8
+
+// vouchesByLookup is vouches for a schema of few properties: each is
+// looked up in the input, and an input holding more keys than the
+// properties found holds one the schema does not list.
+func (fs *flatSchema) vouchesByLookup(in Input) bool {
+	found := 0
+	for i := range fs.props {
+		v, ok := in[fs.props[i].name]
+		if !ok {
+			if fs.required&(1<<i) != 0 {
+				return false
+			}
+			continue
+		}
+		if !fs.props[i].accepts(v) {
+			return false
+		}
+		found++
+	}
+	for _, r := range fs.unlisted {
+		if _, ok := in[r]; !ok {
+			return false
+		}
+	}
+	return fs.additional || found == len(in)
 }
 
 func (p *flatProp) accepts(v any) bool {

@@ -13,6 +13,11 @@ var flatSchemas = []struct {
 	{cmdSchema, true},
 	{`{"type":"object"}`, true},
 	{`{"type":"object","properties":{"n":{"type":"number"},"b":{"type":"boolean"}},"additionalProperties":true}`, true},
+	// Required names no property lists, with and without other members.
+	{`{"type":"object","properties":{"a":{"type":"string"}},"required":["a","cmd"]}`, true},
+	{`{"type":"object","properties":{"a":{"type":"string"}},"required":["cmd"],"additionalProperties":false}`, true},
+	// More properties than vouches looks up one by one.
+	{`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"},"c":{"type":"string"},"d":{"type":"string"},"e":{"type":"string"},"f":{"type":"string"},"g":{"type":"string"},"h":{"type":"string"},"n":{"type":"number"},"command":{"type":"string"}},"required":["command"],"additionalProperties":false}`, true},
 	{`{"properties":{"a":{"type":"string"}}}`, false},
 	{`{"type":"object","properties":{"a":{"type":"string","minLength":2}}}`, false},
 	{`{"type":"object","properties":{"a":{"type":["string","null"]}}}`, false},
@@ -29,7 +34,7 @@ var flatInputs = []string{
 	`{"command":"ls","timeout":1.0}`, `{"command":"ls","timeout":1e3}`, `{"command":"ls","timeout":"5"}`, `{"command":1}`,
 	`{"command":"ls","sandbox":"off"}`, `{"command":"ls","sandbox":"OFF"}`, `{"command":"ls","extra":1}`, `{}`,
 	`{"cmd":"x"}`, `{"cmd":null}`, `{"n":1.5,"b":true}`, `{"n":"1","b":1}`, `{"command":null}`, `{"a":"xy"}`, `{"a":null}`,
-	`{"command":"ls","timeout":-1}`, `{"command":"ls","timeout":99999999999999999999}`, `{"command":"ls","description":"d"}`,
+	`{"command":"ls","timeout":-1}`, `{"a":"x","cmd":"y"}`, `{"a":"x","cmd":1,"n":2}`, `{"a":"x","h":"y","command":"z"}`, `{"command":"ls","timeout":99999999999999999999}`, `{"command":"ls","description":"d"}`,
 }
 
 // TestFlatSchemaVouches: the flat form is made for flat schemas only, and
@@ -58,7 +63,15 @@ func TestFlatSchemaVouches(t *testing.T) {
 func checkFlatVouch(t *testing.T, v *schemaValidator, raw string) bool {
 	t.Helper()
 	in, _, err := parseArguments(raw)
-	if err != nil || v.flat == nil || !v.flat.vouches(in) {
+	if err != nil || v.flat == nil {
+		return false
+	}
+	// The two ways of vouching (vouches picks one by the schema's size)
+	// give one answer.
+	if byLookup, byWalk := v.flat.vouchesByLookup(in), v.flat.vouchesByWalk(in); byLookup != byWalk {
+		t.Fatalf("for %s, looking the properties up vouches %v, walking the input %v", raw, byLookup, byWalk)
+	}
+	if !v.flat.vouches(in) {
 		return false
 	}
 	schema, err := v.compiled()
