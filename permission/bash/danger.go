@@ -49,12 +49,13 @@ func dangerous(c *Command) []string {
 			out = append(out, fmt.Sprintf("%s runs under %s, as another user", c.Name, w))
 		}
 	}
-	args := c.Values()
-	fs := flagsOf(c.Name, args)
+	// The arguments' values and flags only for the commands that read
+	// them: this runs for every command of every check.
 	switch name := c.Name; {
 	case name == "sudo" || name == "doas" || name == "su" || name == "pkexec":
 		out = append(out, name+" runs commands as another user")
 	case name == "rm":
+		fs := flagsOf(name, c.Values())
 		recursive := fs.short['r'] || fs.short['R'] || fs.long["recursive"]
 		force := fs.short['f'] || fs.long["force"]
 		if recursive && force {
@@ -63,6 +64,7 @@ func dangerous(c *Command) []string {
 	case diskCommands[name] || name == "mkfs" || strings.HasPrefix(name, "mkfs."):
 		out = append(out, name+" can destroy disks and file systems")
 	case name == "chmod":
+		args := c.Values()
 		for _, m := range positionals(args, nil) {
 			if worldWritable(m) {
 				out = append(out, "chmod makes files writable by everyone ("+m+")")
@@ -77,24 +79,25 @@ func dangerous(c *Command) []string {
 		}
 	case name == "mkdir" || name == "install":
 		// mkdir -m 777 makes a world-writable directory, like chmod 777.
-		for _, mode := range optionValues(name, args, 'm', "mode") {
+		for _, mode := range optionValues(name, c.Values(), 'm', "mode") {
 			if worldWritable(mode) {
 				out = append(out, name+" creates files writable by everyone ("+mode+")")
 			}
 		}
 	case name == "chown" || name == "chgrp":
-		if fs.short['R'] || fs.long["recursive"] {
+		if fs := flagsOf(name, c.Values()); fs.short['R'] || fs.long["recursive"] {
 			out = append(out, name+" -R changes ownership of a whole tree")
 		}
 	case name == "kill" || name == "pkill" || name == "killall":
-		if killsHard(args) {
+		if killsHard(c.Values()) {
 			out = append(out, name+" sends SIGKILL")
 		}
 	}
 	if !readOnly(c) {
 		// A command that writes may write to a device it names (cp x
 		// /dev/sda, truncate -s0 /dev/sda, curl -o /dev/sda, tee /dev/sda).
-		for _, w := range pathCandidates(c) {
+		var candidates [4]Word
+		for _, w := range appendPathCandidates(candidates[:0], c) {
 			if p := cleanAbs(w.Value); strings.HasPrefix(p, "/dev/") && !harmlessOutput(p) && !strings.HasPrefix(p, "/dev/fd/") {
 				out = append(out, fmt.Sprintf("%s names the device %s", c.Name, p))
 				break
