@@ -89,34 +89,44 @@ func New(opts Options) *Policy {
 	if dirs == nil {
 		dirs = DefaultDangerousDirs
 	}
-	p.files = lastFiles.get(files, true)
-	p.dirs = lastDirs.get(dirs, false)
+	p.files = parsedList(files, true)
+	p.dirs = parsedList(dirs, false)
 	return p
 }
 
-// parsedList remembers the last list New parsed, and what it parsed it
-// into: a tool is made per session (or per check), almost always with the
-// default lists, and parsing them and building their index was most of
-// the cost of making one. Entries and indexes are never changed once
-// built, so policies share them. The list is compared by value, not
-// identity: the default lists are variables a program may change.
-type parsedList struct {
-	mu     sync.Mutex
-	list   []string
-	parsed *parsedEntries
+// parsedDefaults are the default lists as they were at the first New,
+// parsed once and indexed: a tool is made per session (or per check),
+// almost always with the default lists, and parsing them was most of the
+// cost of making one. Nothing changes them once built, so policies share
+// them.
+type parsedDefaults struct {
+	files, dirs             []string // copies of the lists parsed
+	parsedFiles, parsedDirs *parsedEntries
 }
 
-var lastFiles, lastDirs parsedList
+var defaults = sync.OnceValue(func() *parsedDefaults {
+	d := &parsedDefaults{files: slices.Clone(DefaultDangerousFiles), dirs: slices.Clone(DefaultDangerousDirs)}
+	d.parsedFiles, d.parsedDirs = parseList(d.files, true), parseList(d.dirs, false)
+	return d
+})
 
-func (c *parsedList) get(list []string, files bool) *parsedEntries {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.parsed == nil || !slices.Equal(c.list, list) {
-		c.list = slices.Clone(list)
-		entries := parseEntries(list)
-		c.parsed = &parsedEntries{entries: entries, index: newEntryIndex(entries, files)}
+// parsedList returns list parsed: the shared parse of a default list
+// when list has the same entries (compared by value: the default lists
+// are variables a program may change), else a parse of its own.
+func parsedList(list []string, files bool) *parsedEntries {
+	d := defaults()
+	switch {
+	case files && slices.Equal(list, d.files):
+		return d.parsedFiles
+	case !files && slices.Equal(list, d.dirs):
+		return d.parsedDirs
 	}
-	return c.parsed
+	return parseList(list, files)
+}
+
+func parseList(list []string, files bool) *parsedEntries {
+	entries := parseEntries(list)
+	return &parsedEntries{entries: entries, index: newEntryIndex(entries, files)}
 }
 
 func parseEntries(list []string) []entry {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -366,5 +367,25 @@ func TestAbsKnown(t *testing.T) {
 				t.Errorf("AbsKnown(%q, %q) = %v, Abs gives %q", p, cwd, got, Abs(p, cwd))
 			}
 		}
+	}
+}
+
+// TestDefaultListsParsedOnce: policies made with the default lists share
+// one parse of them, and a program that changes a default list gets its
+// change.
+func TestDefaultListsParsedOnce(t *testing.T) {
+	a, b := New(Options{Home: "/home/u"}), New(Options{Home: "/home/u"})
+	if a.files != b.files || a.dirs != b.dirs {
+		t.Error("two policies with the default lists parsed them twice")
+	}
+	saved := DefaultDangerousFiles
+	DefaultDangerousFiles = append(slices.Clone(saved), "secrets.yaml")
+	defer func() { DefaultDangerousFiles = saved }()
+	p := New(Options{Home: "/home/u"})
+	if _, ok := p.Sensitive("/srv/app/secrets.yaml"); !ok {
+		t.Error("a default list changed by the program was not honoured")
+	}
+	if _, ok := a.Sensitive("/srv/app/secrets.yaml"); ok {
+		t.Error("a policy made before the change sees it")
 	}
 }
