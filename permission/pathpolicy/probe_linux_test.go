@@ -76,3 +76,33 @@ func TestScopedProbeMemoOrder(t *testing.T) {
 		t.Error("no path was found by the probe: the test no longer exercises it")
 	}
 }
+
+// BenchmarkProbeCosts is what the file system's answers cost on this
+// machine, next to the probe the analysis makes of a command's working
+// directory: a system call that looks nothing up (getppid), lstat of an
+// existing and of a missing path, and probeDir (openat2 refusing links)
+// of an existing directory (open and close) and of a missing one.
+func BenchmarkProbeCosts(b *testing.B) {
+	dir, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing")
+	var st unix.Stat_t
+	for _, c := range []struct {
+		name string
+		f    func()
+	}{
+		{"getppid", func() { unix.Getppid() }},
+		{"lstat/existing", func() { unix.Lstat(dir, &st) }},
+		{"lstat/missing", func() { unix.Lstat(missing, &st) }},
+		{"probeDir/existing", func() { probeDir(dir) }},
+		{"probeDir/missing", func() { probeDir(missing) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				c.f()
+			}
+		})
+	}
+}
