@@ -34,14 +34,16 @@ func New(opts Options) *Analyzer {
 // NewWithPolicy returns an analyzer judging paths with p, the policy the
 // other tools share.
 func NewWithPolicy(p *pathpolicy.Policy) *Analyzer {
-	// The analyzer and its cache in one allocation: both are read at
-	// every check, and a tool made for a few checks would miss the
-	// processor's caches on each separately.
+	// The analyzer, its cache and its policy in one allocation: all are
+	// read at every check, and a tool made for a few checks would miss
+	// the processor's caches on each separately. A Policy is never
+	// changed once made, so a copy judges as p does.
 	c := &struct {
-		a     Analyzer
-		cache scriptCache
-	}{}
-	c.a = Analyzer{paths: p, home: p.Home(), cache: &c.cache}
+		a      Analyzer
+		policy pathpolicy.Policy
+		cache  scriptCache
+	}{policy: *p}
+	c.a = Analyzer{paths: &c.policy, home: p.Home(), cache: &c.cache}
 	return &c.a
 }
 
@@ -63,6 +65,11 @@ type Env struct {
 	WorkingDirs []string
 	// Cwd is the directory the command starts in.
 	Cwd string
+	// NoEdits skips the step that fills Report.EditsInWorkingDirs, which
+	// then stays false: a caller that asks before every edit anyway (a
+	// permission mode that never allows edits by themselves) saves that
+	// step's path resolutions and system calls.
+	NoEdits bool
 }
 
 // Report holds the facts about a command, one field per analysis step.
@@ -147,7 +154,7 @@ func (a *Analyzer) AnalyzeScript(s *Script, env Env) *Report {
 	}
 	r.ReadOnly = ro && len(r.SensitiveReads) == 0 && len(r.SensitiveWrites) == 0 && len(r.Dangerous) == 0 &&
 		len(r.Sed) == 0 && len(r.CriticalRemovals) == 0 && len(r.Untrusted) == 0
-	if !r.ReadOnly && len(r.Untrusted) == 0 {
+	if !r.ReadOnly && len(r.Untrusted) == 0 && !env.NoEdits {
 		r.EditsInWorkingDirs = a.editsInWorkingDirs(s, env)
 	}
 	return r

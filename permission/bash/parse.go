@@ -138,14 +138,20 @@ func isFDTarget(s string) bool {
 // Parse analyses a command string. It never fails: what cannot be
 // analysed is reported in Script.Unsafe.
 func Parse(command string) *Script {
-	// The script and its parser in one allocation.
+	// The script, its parser and room for its first commands in one
+	// allocation.
 	sp := &struct {
-		s Script
-		p parser
+		s    Script
+		p    parser
+		cmds [2]*Command
 	}{}
 	s, p := &sp.s, &sp.p
 	p.script = s
+	s.Commands = sp.cmds[:0]
 	p.parse(command, 0, "")
+	if len(s.Commands) == 0 {
+		s.Commands = nil // as the parse of no command leaves it
+	}
 	markReadOnly(s)
 	return s
 }
@@ -190,7 +196,8 @@ func (p *parser) parse(command string, depth int, via string) {
 		p.giveUp("the control character %q", command[i])
 		return
 	}
-	if cmds, ok := plainScript(command); ok && !p.treeOnly {
+	var buf [4]plainCommand // most plain scripts have fewer commands: no allocation
+	if cmds, ok := appendPlainScript(buf[:0], command); ok && !p.treeOnly {
 		w := &walker{p: p, src: command, depth: depth, via: via}
 		w.plainScript(cmds)
 		return

@@ -113,9 +113,13 @@ func appendPlainWords(words []string, command string) ([]string, bool) {
 // pipeline (a command alone is a pipeline of one). ok is false when the
 // script is not one: the tree judges it.
 func plainScript(command string) (cmds []plainCommand, ok bool) {
-	// One allocation: at most one command per separator, plus one.
-	n := 1 + strings.Count(command, "; ") + strings.Count(command, " && ") + strings.Count(command, " || ") + strings.Count(command, " | ")
-	cmds = make([]plainCommand, 0, n)
+	return appendPlainScript(nil, command)
+}
+
+// appendPlainScript is plainScript appending to cmds (a caller's buffer,
+// which most scripts fit: no allocation).
+func appendPlainScript(cmds []plainCommand, command string) ([]plainCommand, bool) {
+	cmds = cmds[:0]
 	inPipe := 0 // commands of the pipeline not ended yet
 	// redirected counts the commands with redirects; nested says a
 	// pipeline has several commands or commands are joined by && or ||.
@@ -198,8 +202,11 @@ func plainPipelineRedirects(cmds []plainCommand) bool {
 
 // plainCommand is one command of a plain script.
 type plainCommand struct {
-	text      string // without its redirects, as the tree's command node
+	text string // without its redirects, as the tree's command node
+	// words are the command's words; cmd is the zero Command the walker
+	// fills, allocated with them (see newPlainCommand).
 	words     []Word
+	cmd       *Command
 	assigns   []Assign // NAME=VALUE before the name
 	redirects []Redirect
 	last      bool // the last command of its pipeline
@@ -234,11 +241,33 @@ func newPlainCommand(text string) (plainCommand, bool) {
 	if !ok {
 		return plainCommand{}, false
 	}
-	ws := make([]Word, len(words))
+	cmd, ws := newCommandWords(len(words))
 	for i, s := range words {
 		ws[i] = plainWordOf(s)
 	}
-	return plainCommand{text: full, words: ws, assigns: assigns, redirects: redirects}, true
+	return plainCommand{text: full, words: ws, cmd: cmd, assigns: assigns, redirects: redirects}, true
+}
+
+// newCommandWords returns a zero Command and n zero Words, in one
+// allocation when n is small (most commands have at most four words):
+// the Command keeps its arguments, a slice of the words, for as long as
+// it lives, so the two are read together.
+func newCommandWords(n int) (*Command, []Word) {
+	switch {
+	case n <= 2:
+		b := &struct {
+			c Command
+			w [2]Word
+		}{}
+		return &b.c, b.w[:n:n]
+	case n <= 4:
+		b := &struct {
+			c Command
+			w [4]Word
+		}{}
+		return &b.c, b.w[:n:n]
+	}
+	return &Command{}, make([]Word, n)
 }
 
 // plainAssign splits a leading assignment NAME=VALUE off a plain
@@ -379,7 +408,7 @@ func (w *walker) plainScript(cmds []plainCommand) {
 		i = j + 1
 		if len(pipe) == 1 {
 			w.p.script.Redirects = append(w.p.script.Redirects, pipe[0].redirects...)
-			w.resolve(&Command{Text: pipe[0].text, Assigns: pipe[0].assigns}, pipe[0].words, nil)
+			w.resolve(pipe[0].command(), pipe[0].words, nil)
 			continue
 		}
 		w.p.pipeline++
@@ -387,7 +416,7 @@ func (w *walker) plainScript(cmds []plainCommand) {
 		for stage, c := range pipe {
 			before := len(w.p.script.Commands)
 			w.p.script.Redirects = append(w.p.script.Redirects, c.redirects...)
-			w.resolve(&Command{Text: c.text, Assigns: c.assigns}, c.words, nil)
+			w.resolve(c.command(), c.words, nil)
 			for _, cmd := range w.p.script.Commands[before:] {
 				if cmd.Pipeline == 0 {
 					cmd.Pipeline, cmd.Stage = id, stage
@@ -395,4 +424,15 @@ func (w *walker) plainScript(cmds []plainCommand) {
 			}
 		}
 	}
+}
+
+// command returns the Command the walker resolves c into: the one
+// allocated with its words, holding its text and assignments.
+func (c *plainCommand) command() *Command {
+	cmd := c.cmd
+	if cmd == nil {
+		cmd = &Command{}
+	}
+	cmd.Text, cmd.Assigns = c.text, c.assigns
+	return cmd
 }

@@ -107,21 +107,27 @@ func (b *Bash) env(pc *permission.Context) shell.Env {
 // the command, run in the directory cwd; the working directories come
 // from the decision's context. It is kept under the tool itself (a
 // pointer key, which costs no allocation to look up) and used only for
-// the same command and directory.
+// the same command, directory and edits step.
 type bashReport struct {
 	command, cwd string
+	noEdits      bool
 	report       *shell.Report
 }
 
 // report analyses the command. Within one permission decision the
 // read-only verdict, the tool's own check and the rule coverage share
 // one analysis (permission.Context.Shared); never across decisions.
+//
+// Only the modes accept_edits and dont_ask allow edits inside the
+// working directories by themselves (CheckPermissions); in the others,
+// the analysis leaves out the step that looks for them.
 func (b *Bash) report(in toolkit.Input, pc *permission.Context) *shell.Report {
 	command, env := in.String("command"), b.env(pc)
+	env.NoEdits = pc == nil || !editsAllowed(pc.Mode)
 	shared := pc.Shared(b, func() any {
-		return &bashReport{command: command, cwd: env.Cwd, report: b.analyzer.Analyze(command, env)}
+		return &bashReport{command: command, cwd: env.Cwd, noEdits: env.NoEdits, report: b.analyzer.Analyze(command, env)}
 	}).(*bashReport)
-	if shared.command != command || shared.cwd != env.Cwd {
+	if shared.command != command || shared.cwd != env.Cwd || shared.noEdits != env.NoEdits {
 		// Another input in the same decision: not this one's analysis.
 		return b.analyzer.Analyze(command, env)
 	}
@@ -170,10 +176,16 @@ func (b *Bash) CheckPermissions(_ context.Context, in toolkit.Input, pc *permiss
 	if len(r.Untrusted) > 0 {
 		return permission.AskDecision("The command cannot be vouched for here: "+r.Untrusted[0]+".", r.Untrusted[0]), nil
 	}
-	if (pc.Mode == permission.ModeAcceptEdits || pc.Mode == permission.ModeDontAsk) && r.EditsInWorkingDirs {
+	if editsAllowed(pc.Mode) && r.EditsInWorkingDirs {
 		return permission.AllowDecision("edits inside the working directories"), nil
 	}
 	return permission.PassthroughDecision(), nil
+}
+
+// editsAllowed reports the permission modes in which CheckPermissions
+// allows edits inside the working directories without asking.
+func editsAllowed(m permission.Mode) bool {
+	return m == permission.ModeAcceptEdits || m == permission.ModeDontAsk
 }
 
 // Escalation implements toolkit.Escalator: "sandbox": "off" asks the

@@ -248,6 +248,8 @@ func BenchmarkBashEngineCheckCold(b *testing.B) {
 			{"ls", permission.ModeDefault},
 			{"cat README.md", permission.ModeDefault},
 			{"git push", permission.ModeDefault},
+			// Asks, with suggestions whose coverage is checked.
+			{"npm run build", permission.ModeDefault},
 			// Denied from its words alone: no path analysis.
 			{"mkdir new_dir", permission.ModeExplore},
 		} {
