@@ -3,6 +3,7 @@ package bash
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -362,6 +363,21 @@ func TestEditsInWorkingDirs(t *testing.T) {
 	}
 	if r := a.Analyze("touch x", Env{Cwd: "/tmp/project"}); r.EditsInWorkingDirs {
 		t.Error("no working directories, yet an edit was inside one")
+	}
+	// NoEdits leaves the step out, and only that step: the other facts
+	// are the full analysis's.
+	for _, tt := range tests {
+		full := a.Analyze(tt.cmd, testEnv)
+		env := testEnv
+		env.NoEdits = true
+		r := a.Analyze(tt.cmd, env)
+		if r.EditsInWorkingDirs {
+			t.Errorf("%q: NoEdits, yet edits inside were reported", tt.cmd)
+		}
+		r.EditsInWorkingDirs = full.EditsInWorkingDirs
+		if !reflect.DeepEqual(r, full) {
+			t.Errorf("%q: NoEdits changed more than the edits step:\n%+v\n%+v", tt.cmd, r, full)
+		}
 	}
 }
 
