@@ -17,6 +17,8 @@ func FuzzAnalyze(f *testing.F) {
 		"git -C x status", "env A=1 ls -la", "sudo -u root bash -c id", "nice -n 5 find . -delete",
 		"ls -la | wc -l; cd .. && git log || true", "sudo rm x | tee y && cd /tmp; ls",
 		"cat a > b && ls 2>&1 | grep x", "npm test &> log; echo 'x' >> y", "sort < in > out",
+		"ls \"$(id)\" '$(id)'", "a=(1 2) ls", "echo \\$(x) # $(y)", "ls; while read x; do :; done",
+		"cat <<'E'\n$(x)\nE", "echo $'\\'$(x)'", "f() { ls; }", "[[ -f x ]] && ls",
 	} {
 		f.Add(s)
 	}
@@ -34,6 +36,9 @@ func FuzzAnalyze(f *testing.F) {
 		}
 		if r.ReadOnly && !MayReadOnly(r.Script) {
 			t.Fatalf("%q: read-only, yet MayReadOnly says its words write", cmd)
+		}
+		if SurelyUnanalysable(cmd) && r.Script.Analysable() {
+			t.Fatalf("%q: SurelyUnanalysable, yet the parse analyses it", cmd)
 		}
 		if r.ReadOnly && (len(r.Dangerous) > 0 || len(r.Sed) > 0 || len(r.SensitiveWrites) > 0 || len(r.CriticalRemovals) > 0) {
 			t.Fatalf("%q: read-only with findings %+v", cmd, r)

@@ -146,8 +146,11 @@ func (b *Bash) IsReadOnlyIn(in toolkit.Input, pc *permission.Context) bool {
 	// A command whose words say it writes (mkdir, a redirect to a file)
 	// is not read-only wherever its paths lead: the path analysis and its
 	// system calls are left to the checks that need them (none, in the
-	// mode explore, which then denies).
-	if !shell.MayReadOnly(b.analyzer.Parse(in.String("command"))) {
+	// mode explore, which then denies). One whose text alone shows it
+	// cannot be analysed (a substitution, a loop) is not even parsed
+	// here.
+	command := in.String("command")
+	if shell.SurelyUnanalysable(command) || !shell.MayReadOnly(b.analyzer.Parse(command)) {
 		return false
 	}
 	return b.report(in, pc).ReadOnly
