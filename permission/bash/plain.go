@@ -18,12 +18,19 @@ import "strings"
 // TestPlainWordsExhaustive and FuzzAnalyze check that the script is the
 // one the tree gives.
 
-// reservedWords are the words the bash grammar may read as something
+// reserved reports the words the bash grammar may read as something
 // other than a command word (keywords, declaration commands), kept off
-// the fast path wherever they stand.
-var reservedWords = setOf("if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until",
-	"do", "done", "in", "function", "time", "coproc", "declare", "typeset", "export", "readonly", "local",
-	"unset", "unsetenv", "let", "eval")
+// the fast path wherever they stand. A switch rather than a set: it is
+// asked of every word of every plain command.
+func reserved(w string) bool {
+	switch w {
+	case "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until",
+		"do", "done", "in", "function", "time", "coproc", "declare", "typeset", "export", "readonly", "local",
+		"unset", "unsetenv", "let", "eval":
+		return true
+	}
+	return false
+}
 
 // plainByte reports a byte a plain word may hold. The first word (the
 // command's name) takes letters, digits, _ . / and - only, and starts
@@ -91,7 +98,7 @@ func appendPlainWords(words []string, command string) ([]string, bool) {
 				i++
 			}
 			w := command[start:i]
-			if w == "" || reservedWords[w] || w[0] == '=' || strings.Contains(w, "==") {
+			if w == "" || reserved(w) || w[0] == '=' || strings.Contains(w, "==") {
 				// A leading, trailing or double space; a keyword; a test
 				// operator (==, =~), which the grammar reads outside [[ ]].
 				return nil, false
@@ -391,7 +398,7 @@ func plainTarget(t string) bool {
 			return false
 		}
 	}
-	return !reservedWords[t] && t[0] != '=' && !strings.Contains(t, "==")
+	return !reserved(t) && t[0] != '=' && !strings.Contains(t, "==")
 }
 
 // plainScript records the commands of a plain script as the walker does
