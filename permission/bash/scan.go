@@ -101,6 +101,14 @@ func SurelyUnanalysable(command string) bool {
 // compoundStart reports text that starts with a reserved word opening a
 // compound command the walker refuses, followed by a blank or a newline.
 func compoundStart(text string) bool {
+	if text == "" {
+		return false
+	}
+	switch text[0] { // the first letters of the words below
+	case 'f', 'w', 'u', 'i', 'c', 's', '[':
+	default:
+		return false
+	}
 	for _, kw := range [...]string{"for", "while", "until", "if", "case", "select", "function", "[["} {
 		if len(text) > len(kw) && text[:len(kw)] == kw {
 			switch text[len(kw)] {
