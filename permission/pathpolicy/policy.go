@@ -52,27 +52,64 @@ type entry struct {
 // relative directory (the segment its window starts at). Entries whose
 // key segment is a glob are in rest, tried one by one.
 type entryIndex struct {
-	absFirst, relKey map[string][]entry
+	absFirst, relKey entryMap
 	rest             []entry
+	// absKeys and relKeys hold the keys of absFirst and relKey: most
+	// path segments are no key, and the filter says so before the map
+	// is asked (and before the segment is lower-cased to ask it).
+	absKeys, relKeys keyFilter
 }
 
 func newEntryIndex(list []entry, files bool) entryIndex {
-	x := entryIndex{absFirst: map[string][]entry{}, relKey: map[string][]entry{}}
+	x := entryIndex{absFirst: entryMap{}, relKey: entryMap{}}
 	for _, e := range list {
 		k := 0
 		if files && !e.absolute {
 			k = len(e.segs) - 1
 		}
+		key := e.segs[k]
 		switch {
 		case !e.lit[k]:
 			x.rest = append(x.rest, e)
 		case e.absolute:
-			x.absFirst[e.segs[k]] = append(x.absFirst[e.segs[k]], e)
+			x.absFirst[key] = append(x.absFirst[key], e)
+			x.absKeys.add(key)
 		default:
-			x.relKey[e.segs[k]] = append(x.relKey[e.segs[k]], e)
+			x.relKey[key] = append(x.relKey[key], e)
+			x.relKeys.add(key)
 		}
 	}
 	return x
+}
+
+// entryMap files entries by a lower-case key segment.
+type entryMap map[string][]entry
+
+// keyFilter is a set of lower-case strings reduced to their first byte
+// and length (both modulo the table's size): a string whose pair is not
+// in the set is none of the strings added, and the test costs a load.
+type keyFilter [128]uint32
+
+func (f *keyFilter) add(key string) {
+	b, n := filterPair(key)
+	f[b] |= n
+}
+
+// mayHold reports whether seg, lower-cased, may be one of the keys added.
+func (f *keyFilter) mayHold(seg string) bool {
+	b, n := filterPair(seg)
+	return f[b]&n != 0
+}
+
+// filterPair is the row (the first byte, lower-cased) and the bit (the
+// length) of s in a keyFilter. Lower-casing changes neither for the
+// segments Sensitive compares (see foldedEqual).
+func filterPair(s string) (byte, uint32) {
+	var b byte
+	if s != "" {
+		b = lowerByte(s[0]) % 128
+	}
+	return b, 1 << (len(s) % 32)
 }
 
 // New returns a policy.

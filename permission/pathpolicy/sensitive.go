@@ -3,6 +3,7 @@ package pathpolicy
 import (
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // Sensitive reports whether an absolute path (taken as spelled, not
@@ -12,14 +13,70 @@ func (p *Policy) Sensitive(name string) (string, bool) {
 	if name == "" {
 		return "", false
 	}
-	lower := strings.ToLower(path.Clean(name))
 	var buf [16]string // most paths have fewer segments: no allocation
-	segs := splitSegs(buf[:0], strings.Trim(lower, "/"))
-	abs := strings.HasPrefix(lower, "/")
+	segs, abs, ok := cleanSegs(buf[:0], name)
+	if !ok {
+		// The general way, for what cleanSegs leaves: the segments of
+		// the cleaned path, lower-cased as Unicode says.
+		lower := strings.ToLower(path.Clean(name))
+		segs = splitSegs(buf[:0], strings.Trim(lower, "/"))
+		abs = strings.HasPrefix(lower, "/")
+	}
 	if p.files.index.sensitive(segs, abs, true) || p.dirs.index.sensitive(segs, abs, false) {
 		return name, true
 	}
 	return "", false
+}
+
+// cleanSegs is the common case of what Sensitive makes of a name, in one
+// pass and without allocating: when name is ASCII and clean (path.Clean
+// would return it unchanged), it appends to dst the segments of name
+// without its leading "/", as splitSegs would, and reports whether name
+// is absolute. The segments keep their case: an ASCII string's
+// strings.ToLower is lowerASCII, which the matching applies as it
+// compares (see foldedEqual). ok is false for any other name: the caller
+// takes the general way.
+func cleanSegs(dst []string, name string) (segs []string, abs, ok bool) {
+	switch name {
+	case "":
+		return dst, false, false
+	case "/", ".":
+		// Clean as they are; "/" is one empty segment once trimmed.
+		return append(dst, strings.Trim(name, "/")), name == "/", true
+	}
+	abs = name[0] == '/'
+	rest := name
+	if abs {
+		rest = name[1:]
+	}
+	// parents: a relative path's leading ".." segments are clean, as
+	// path.Clean keeps them; anywhere else ".." is not.
+	parents := !abs
+	start := 0
+	for i := 0; i <= len(rest); i++ {
+		if i < len(rest) {
+			if rest[i] >= utf8.RuneSelf {
+				return dst, false, false
+			}
+			if rest[i] != '/' {
+				continue
+			}
+		}
+		seg := rest[start:i]
+		switch seg {
+		case "", ".":
+			return dst, false, false
+		case "..":
+			if !parents {
+				return dst, false, false
+			}
+		default:
+			parents = false
+		}
+		dst = append(dst, seg)
+		start = i + 1
+	}
+	return dst, abs, true
 }
 
 // sensitive reports whether one of the index's entries matches segs, as
@@ -27,43 +84,64 @@ func (p *Policy) Sensitive(name string) (string, bool) {
 // entries whose literal key segment equals the path segment it must
 // match, and every entry whose key is a glob: the answer is the one
 // trying every entry gives.
+//
+// segs may hold ASCII upper case: each comparison lower-cases it (see
+// foldedEqual).
 func (x *entryIndex) sensitive(segs []string, abs, files bool) bool {
-	match := func(e entry) bool {
-		if files {
-			return e.matchFile(segs, abs)
-		}
-		return e.matchDir(segs, abs)
-	}
-	for _, e := range x.rest {
-		if match(e) {
+	for i := range x.rest {
+		if e := &x.rest[i]; files && e.matchFile(segs, abs) || !files && e.matchDir(segs, abs) {
 			return true
 		}
 	}
-	if abs && len(segs) > 0 {
-		for _, e := range x.absFirst[segs[0]] {
-			if match(e) {
+	if len(segs) == 0 {
+		return false
+	}
+	if abs {
+		es := x.absFirst.lookup(&x.absKeys, segs[0])
+		for i := range es {
+			if e := &es[i]; files && e.matchFile(segs, abs) || !files && e.matchDir(segs, abs) {
 				return true
 			}
 		}
 	}
 	if files {
-		if len(segs) > 0 {
-			for _, e := range x.relKey[segs[len(segs)-1]] {
-				if e.matchFile(segs, abs) {
-					return true
-				}
+		es := x.relKey.lookup(&x.relKeys, segs[len(segs)-1])
+		for i := range es {
+			if es[i].matchFile(segs, abs) {
+				return true
 			}
 		}
 		return false
 	}
 	for i, seg := range segs {
-		for _, e := range x.relKey[seg] {
-			if i+len(e.segs) <= len(segs) && segsMatchLit(e, segs[i:i+len(e.segs)]) {
+		es := x.relKey.lookup(&x.relKeys, seg)
+		for j := range es {
+			if e := &es[j]; i+len(e.segs) <= len(segs) && e.segsMatch(segs[i:i+len(e.segs)]) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// lookup returns the entries filed under seg lower-cased, f holding
+// their keys.
+func (m entryMap) lookup(f *keyFilter, seg string) []entry {
+	if !f.mayHold(seg) {
+		return nil
+	}
+	if !hasUpperASCII(seg) {
+		return m[seg]
+	}
+	var buf [64]byte
+	if len(seg) > len(buf) {
+		return m[lowerASCII(seg)]
+	}
+	b := buf[:len(seg)]
+	for i := range b {
+		b[i] = lowerByte(seg[i])
+	}
+	return m[string(b)] // the compiler makes no string of b for a look-up
 }
 
 // splitSegs appends the "/"-separated parts of s to dst, as
@@ -81,48 +159,98 @@ func splitSegs(dst []string, s string) []string {
 
 // matchFile: the entry's segments end the path (anchored at the root for
 // an absolute entry).
-func (e entry) matchFile(segs []string, abs bool) bool {
+func (e *entry) matchFile(segs []string, abs bool) bool {
 	if len(segs) < len(e.segs) {
 		return false
 	}
 	if e.absolute {
-		return abs && len(segs) == len(e.segs) && segsMatchLit(e, segs)
+		return abs && len(segs) == len(e.segs) && e.segsMatch(segs)
 	}
-	return segsMatchLit(e, segs[len(segs)-len(e.segs):])
+	return e.segsMatch(segs[len(segs)-len(e.segs):])
 }
 
 // matchDir: the entry's segments appear consecutively in the path (from
 // the root for an absolute entry).
-func (e entry) matchDir(segs []string, abs bool) bool {
+func (e *entry) matchDir(segs []string, abs bool) bool {
 	if e.absolute {
-		return abs && len(segs) >= len(e.segs) && segsMatchLit(e, segs[:len(e.segs)])
+		return abs && len(segs) >= len(e.segs) && e.segsMatch(segs[:len(e.segs)])
 	}
 	for i := 0; i+len(e.segs) <= len(segs); i++ {
-		if segsMatchLit(e, segs[i:i+len(e.segs)]) {
+		if e.segsMatch(segs[i : i+len(e.segs)]) {
 			return true
 		}
 	}
 	return false
 }
 
-// segsMatchLit is segsMatch with the entry's literal segments compared
-// as strings, which is what path.Match does with them, without its cost.
-func segsMatchLit(e entry, segs []string) bool {
+// segsMatch reports whether segs, lower-cased (lowerASCII), match the
+// entry's segments with path.Match. It compares a literal segment as a
+// string, which is what path.Match does with it, without its cost, and
+// a glob segment's literal start before calling path.Match.
+func (e *entry) segsMatch(segs []string) bool {
 	for i, pat := range e.segs {
 		if e.lit[i] {
-			if pat != segs[i] {
+			if !foldedEqual(pat, segs[i]) {
 				return false
 			}
 			continue
 		}
-		if !strings.HasPrefix(segs[i], e.prefix[i]) {
+		if len(segs[i]) < len(e.prefix[i]) || !foldedEqual(e.prefix[i], segs[i][:len(e.prefix[i])]) {
 			return false
 		}
-		if ok, _ := path.Match(pat, segs[i]); !ok {
+		if ok, _ := path.Match(pat, lowerASCII(segs[i])); !ok {
 			return false
 		}
 	}
 	return true
+}
+
+// foldedEqual reports whether lowerASCII(s) == lower.
+//
+// Sensitive's segments come either from an ASCII name as spelled, whose
+// strings.ToLower is lowerASCII, or from a name strings.ToLower already
+// lower-cased, which holds no ASCII upper case and which lowerASCII
+// leaves alone: either way lowerASCII(s) is the lower-cased segment the
+// entries, lower-cased when parsed, are compared with.
+func foldedEqual(lower, s string) bool {
+	if len(lower) != len(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if lowerByte(s[i]) != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerASCII returns s with the ASCII letters A to Z lower-cased, and s
+// itself when it has none.
+func lowerASCII(s string) string {
+	if !hasUpperASCII(s) {
+		return s
+	}
+	b := []byte(s)
+	for i, c := range b {
+		b[i] = lowerByte(c)
+	}
+	return string(b)
+}
+
+func hasUpperASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+func lowerByte(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // SensitivePath judges a path as a command would open it: relative to

@@ -1,0 +1,133 @@
+package pathpolicy
+
+import (
+	"math/rand/v2"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// sensitiveParts are path segments near the lists' entries: their keys
+// in several cases, globs' prefixes, the /proc and /dev forms, and what
+// cleaning and lower-casing change ("", ".", "..", non-ASCII, the Kelvin
+// sign that lower-cases to an ASCII "k").
+var sensitiveParts = []string{
+	"", ".", "..", "...", "a", "B", "tmp", "Project", "README.md", "src", "home", "user",
+	".ssh", ".SSH", ".Ssh", "config", "CONFIG", "authorized_keys", ".git", ".GIT", ".github", ".gitconfig",
+	".env", ".ENV", ".env.prod", ".Env.Staging", ".env-ci", ".env_x", ".envrc", ".env~", ".en",
+	".config", "gh", "GH", "hosts.yml", "fish", "config.fish", "git", "credentials", ".cargo", ".\u212Aube", ".kube", ".KUBE",
+	"proc", "PROC", "self", "1", "environ", "Environ", "fd", "task", "mem", "kcore",
+	"dev", "sda", "SDA1", "nvme0n1", "mapper", "disk", "etc", "ETC", "shadow", "shadow-", "ssh", "ssh_host_rsa_key", "sudoers.d",
+	"run", "secrets", "var", "é", "Ä", "\xff", "x\u0130", ".local", "share", "keyrings",
+}
+
+// randomPath joins a few sensitiveParts, absolute or not, with a
+// doubled or trailing slash now and then.
+func randomPath(rng *rand.Rand) string {
+	var b strings.Builder
+	if rng.IntN(2) == 0 {
+		b.WriteByte('/')
+	}
+	for i := range 1 + rng.IntN(6) {
+		if i > 0 {
+			b.WriteByte('/')
+			if rng.IntN(20) == 0 {
+				b.WriteByte('/')
+			}
+		}
+		b.WriteString(sensitiveParts[rng.IntN(len(sensitiveParts))])
+	}
+	if rng.IntN(20) == 0 {
+		b.WriteByte('/')
+	}
+	return b.String()
+}
+
+// testPolicies are the default lists and a list of entries with upper
+// case, globs in every place, empty and non-ASCII segments.
+func testPolicies() []*Policy {
+	return []*Policy{
+		New(Options{Home: "/home/user"}),
+		New(Options{
+			Home:           "/home/user",
+			DangerousFiles: []string{"README.MD", "a/*/b", "[ab]*", "*.Key", "/ETC/*", "x//y", "é", "\u212Aube", "s\\*", "/*/.ssh/config", "?"},
+			DangerousDirs:  []string{"Src/B", "/tmp/project", "*", "[", "pro*/a", "/proc/*/TASK"},
+		}),
+		New(Options{Home: "/home/user", DangerousDirs: []string{"[!.]*"}}),
+	}
+}
+
+// TestCleanSegs: whenever cleanSegs takes a name, the name is what
+// path.Clean makes of it and what strings.ToLower makes of it is
+// lowerASCII's, and the segments and absoluteness are the general way's.
+func TestCleanSegs(t *testing.T) {
+	check := func(name string) {
+		segs, abs, ok := cleanSegs(nil, name)
+		if !ok {
+			return
+		}
+		if path.Clean(name) != name || strings.ToLower(name) != lowerASCII(name) {
+			t.Fatalf("cleanSegs took %q, which cleaning or lower-casing changes", name)
+		}
+		want := strings.Split(strings.Trim(name, "/"), "/")
+		if !slices.Equal(segs, want) || abs != strings.HasPrefix(name, "/") {
+			t.Fatalf("cleanSegs(%q) = %q, %v; want %q, %v", name, segs, abs, want, !abs)
+		}
+	}
+	// The common names take the fast way.
+	for _, name := range []string{"/", ".", "/tmp/project/README.md", "README.md", "../x", "../../a/b", "a", "/home/user/.bashrc"} {
+		if _, _, ok := cleanSegs(nil, name); !ok {
+			t.Errorf("cleanSegs(%q) takes the general way", name)
+		}
+		check(name)
+	}
+	// And what cleaning or lower-casing would change does not.
+	for _, name := range []string{"", "./a", "a/.", "a/..", "a/../b", "/..", "/../a", "//a", "a//b", "a/", "/a/", "é", "/\u212A"} {
+		if _, _, ok := cleanSegs(nil, name); ok {
+			t.Errorf("cleanSegs(%q) takes the fast way", name)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 100_000 {
+		check(randomPath(rng))
+	}
+}
+
+// TestSensitiveMatchesReference: Sensitive (the fast way through
+// cleanSegs and the index, and the general way) answers as trying every
+// entry with path.Match on the cleaned, lower-cased path does.
+func TestSensitiveMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	yes := 0
+	for _, p := range testPolicies() {
+		for range 50_000 {
+			name := randomPath(rng)
+			_, got := p.Sensitive(name)
+			if want := referenceSensitive(p, name); got != want {
+				t.Fatalf("Sensitive(%q) = %v, trying every entry says %v", name, got, want)
+			}
+			if got {
+				yes++
+			}
+		}
+	}
+	if yes == 0 {
+		t.Error("no path was sensitive: the test no longer exercises the entries")
+	}
+}
+
+func FuzzSensitive(f *testing.F) {
+	for _, s := range []string{"/tmp/project/README.md", "/home/u/.SSH/id_rsa", "/proc/1/Environ", "a/.Env.Prod", "/dev/SDA1",
+		"../.git/config", "x/./.ssh", "/etc//shadow", ".\u212Aube/config", "/ETC/ssh/Host_key"} {
+		f.Add(s)
+	}
+	policies := testPolicies()
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, p := range policies {
+			if _, ok := p.Sensitive(s); ok != referenceSensitive(p, s) {
+				t.Fatalf("Sensitive(%q) = %v, trying every entry says %v", s, ok, !ok)
+			}
+		}
+	})
+}
