@@ -206,11 +206,12 @@ func (p *Policy) Scoped() *Policy { return p.ScopedIn("") }
 // lookups below it from what the probe learnt.
 func (p *Policy) ScopedIn(dir string) *Policy {
 	// One allocation for the copy, its memo and room for the first
-	// lookups (an analysis makes two or three).
+	// lookups (an analysis makes a few): a decision's cost is much that
+	// of the memory it touches, and this is most of what it allocates.
 	c := &scopedPolicy{Policy: *p}
 	c.l.lstats = c.lstatRoom[:0]
 	c.l.absent = c.absentRoom[:0]
-	c.l.noLink = c.noLinkRoom[:0]
+	c.l.found = c.foundRoom[:0]
 	if probeable(dir) {
 		c.l.dir = dir
 	}
@@ -221,9 +222,9 @@ func (p *Policy) ScopedIn(dir string) *Policy {
 type scopedPolicy struct {
 	Policy
 	l          lookups
-	lstatRoom  [4]lstatResult
+	lstatRoom  [3]lstatResult
 	absentRoom [1]absentResult
-	noLinkRoom [3]string
+	foundRoom  [1]string
 }
 
 // Home returns the directory ~ stands for.

@@ -370,6 +370,24 @@ func TestAbsKnown(t *testing.T) {
 	}
 }
 
+// TestJoins: the scope's memory of the last relative path made absolute
+// answers exactly when Abs would give the path it holds.
+func TestJoins(t *testing.T) {
+	parts := []string{"", "/", "a", "ab", "a/b", "b", "/a", "/a/", "/ab", "//", "a/", "/a/b"}
+	for _, abs := range append(parts, "/a/a", "/a/b", "/ab/b", "/a//b", "/a/a/b", "//a", "/b") {
+		for _, cwd := range parts {
+			for _, name := range parts {
+				if strings.HasPrefix(name, "/") {
+					continue // abs takes an absolute name as it is
+				}
+				if got, want := joins(abs, cwd, name), abs != "" && abs == Abs(name, cwd); got != want {
+					t.Errorf("joins(%q, %q, %q) = %v, Abs gives %q", abs, cwd, name, got, Abs(name, cwd))
+				}
+			}
+		}
+	}
+}
+
 // TestDefaultListsParsedOnce: policies made with the default lists share
 // one parse of them, and a program that changes a default list gets its
 // change.

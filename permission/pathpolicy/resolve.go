@@ -189,25 +189,26 @@ func (p *Policy) procEntry(proc string, rest []string, cwd string, depth int) (s
 // system changes between calls, and a stale answer would judge a path by
 // what it no longer is.
 type lookups struct {
-	// absName in absCwd is absPath (see Policy.abs).
-	absName, absCwd, absPath string
+	// absPath is the last relative path abs made absolute (see
+	// Policy.abs).
+	absPath string
+
+	// dir is the directory the analysis starts in (ScopedIn), probed at
+	// the first Lstat below it, "" for none; once warmed (the one probe
+	// made), the directory probed, and dirProbe what the probe said
+	// (see warmDir).
+	dir      string
+	dirProbe probeResult
+	warmed   bool
 
 	lstats []lstatResult
 	links  []linkResult
-	// absent are paths probeDir found missing (or not a directory) with
-	// no link on the way; warmed says the one probe was made.
+	// absent are paths probePath found missing (or not a directory)
+	// with no link on the way.
 	absent []absentResult
-	warmed bool
 	// found are paths probePath found to exist with no link on the way,
 	// the last component included: each resolves to itself.
 	found []string
-	// dir is the directory the analysis starts in (ScopedIn), probed at
-	// the first Lstat below it; "" for none.
-	dir string
-	// noLink are the proper prefixes of a probed directory that the
-	// probe found missing: each is a directory or missing, never a link
-	// nor anything else (see warmDir).
-	noLink []string
 }
 
 // abs is Abs, with the last relative path remembered in a scope: the
@@ -218,24 +219,23 @@ func (p *Policy) abs(name, cwd string) string {
 	if m == nil || strings.HasPrefix(name, "/") {
 		return Abs(name, cwd)
 	}
-	if m.absPath != "" && m.absName == name && m.absCwd == cwd {
+	if joins(m.absPath, cwd, name) {
 		return m.absPath
 	}
 	a := Abs(name, cwd)
-	m.absName, m.absCwd, m.absPath = name, cwd, a
+	m.absPath = a
 	return a
 }
 
-// isNoLink reports a path the probe found to be a directory or missing,
-// not a link: resolving it gives itself, and what lies below it is
-// asked about as usual.
-func (m *lookups) isNoLink(name string) bool {
-	for _, n := range m.noLink {
-		if n == name {
-			return true
-		}
-	}
-	return false
+// joins reports whether abs is Abs(name, cwd) for a relative name: cwd
+// without its trailing slash, a slash, name. The scope then keeps one
+// string instead of the name, the directory and the path (less memory
+// for each decision to allocate and clear), at the cost of comparing
+// their bytes.
+func joins(abs, cwd, name string) bool {
+	dir := strings.TrimSuffix(cwd, "/")
+	return strings.HasPrefix(cwd, "/") && len(abs) == len(dir)+1+len(name) &&
+		abs[len(dir)] == '/' && abs[:len(dir)] == dir && abs[len(dir)+1:] == name
 }
 
 // unknownPrefixes counts, up to 2, the prefixes of a clean absolute path
@@ -292,6 +292,9 @@ func (p *Policy) lstat(name string) (fs.FileMode, error) {
 				}
 				return r.mode, nil
 			}
+		}
+		if p.memo.probedDir(name) {
+			return fs.ModeDir, nil
 		}
 	}
 	mode, err := lstatMode(name)
