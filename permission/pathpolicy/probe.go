@@ -126,7 +126,12 @@ func (a absentResult) fails(name string) bool {
 // probeable reports a directory warmDir may probe: clean, absolute, not
 // the root and not under /proc (whose entries resolve specially).
 func probeable(dir string) bool {
-	return len(dir) > 1 && dir[0] == '/' && dir != "/proc" && !strings.HasPrefix(dir, "/proc/") && isClean(dir)
+	return isClean(dir) && probeableClean(dir)
+}
+
+// probeableClean is probeable for a path isClean reports.
+func probeableClean(dir string) bool {
+	return len(dir) > 1 && dir != "/proc" && !strings.HasPrefix(dir, "/proc/")
 }
 
 // isClean reports an absolute path with no empty, "." or ".." component

@@ -30,17 +30,20 @@ func (p *Policy) Resolve(name, cwd string) (string, bool) {
 }
 
 func (p *Policy) resolve(abs, cwd string, depth int) (string, bool) {
-	if m := p.memo; m != nil && isClean(abs) {
+	clean := isClean(abs)
+	if m := p.memo; m != nil && clean {
 		// Most paths lie in the directory the command starts in: one
 		// probe of it answers for all its components (see warmDir), and
-		// when it is missing, for every path below it.
-		if !m.warmed && probeable(cwd) && strings.HasPrefix(abs, cwd) && (len(abs) == len(cwd) || abs[len(cwd)] == '/') {
+		// when it is missing, for every path below it. (The directory
+		// ScopedIn was given is known to be probeable.)
+		if !m.warmed && strings.HasPrefix(abs, cwd) && (len(abs) == len(cwd) || abs[len(cwd)] == '/') &&
+			(cwd != "" && cwd == m.dir || probeable(cwd)) {
 			p.warmDir(cwd)
 		}
 		if m.resolvesInPlace(abs) || slices.Contains(m.found, abs) {
 			return abs, true
 		}
-		if probeable(abs) && m.unknownPrefixes(abs) >= 2 && len(m.absent)+len(m.found) < maxLookups {
+		if probeableClean(abs) && m.unknownPrefixes(abs) >= 2 && len(m.absent)+len(m.found) < maxLookups {
 			// Two components or more the scope knows nothing of: one
 			// probe answers for the walk's Lstat of each (ENOENT or
 			// ENOTDIR alone, or the open and its close), unless a link
@@ -62,7 +65,8 @@ func (p *Policy) resolve(abs, cwd string, depth int) (string, bool) {
 	// inPlace: abs is clean and, so far, every part walked was one of its
 	// own (no link followed, no /proc entry replaced), so resolved is a
 	// prefix of abs and the next path is a longer prefix: no allocation.
-	inPlace := abs == path.Clean(abs)
+	// (isClean answers for an absolute path without path.Clean's pass.)
+	inPlace := clean || abs == path.Clean(abs)
 	// absent is a path found not to exist, or to be something other than
 	// a directory or a link: nothing below it can exist either (the
 	// kernel's lookup fails there, ENOENT or ENOTDIR), so every path

@@ -131,3 +131,20 @@ func FuzzSensitive(f *testing.F) {
 		}
 	})
 }
+
+// TestIsClean: isClean reports exactly the absolute paths path.Clean
+// leaves alone, which resolve relies on to skip path.Clean.
+func TestIsClean(t *testing.T) {
+	check := func(name string) {
+		if got, want := isClean(name), strings.HasPrefix(name, "/") && path.Clean(name) == name; got != want {
+			t.Fatalf("isClean(%q) = %v, path.Clean gives %q", name, got, path.Clean(name))
+		}
+	}
+	for _, name := range []string{"", "/", "//", "/.", "/..", "/a", "/a/", "/a/.", "/a/..", "/a/.b", "/a/..b", "/a//b", "a", "./a", "/a/b/c"} {
+		check(name)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 100_000 {
+		check(randomPath(rng))
+	}
+}
