@@ -50,10 +50,15 @@ type entry struct {
 // first segment for an absolute entry (it must equal the path's first),
 // the last for a relative file (the path's last), the first for a
 // relative directory (the segment its window starts at). Entries whose
-// key segment is a glob are in rest, tried one by one.
+// key segment is a glob are tried one by one: those in ends when the
+// path segment they start with, or for a relative file end with, begins
+// with one of the bytes in endStarts (the first byte of each key's
+// literal start), those in rest always (relative directories, and keys
+// with no literal start).
 type entryIndex struct {
 	absFirst, relKey entryMap
-	rest             []entry
+	ends, rest       []entry
+	endStarts        byteSet
 	// absKeys and relKeys hold the keys of absFirst and relKey: most
 	// path segments are no key, and the filter says so before the map
 	// is asked (and before the segment is lower-cased to ask it).
@@ -69,6 +74,9 @@ func newEntryIndex(list []entry, files bool) entryIndex {
 		}
 		key := e.segs[k]
 		switch {
+		case !e.lit[k] && e.prefix[k] != "" && (e.absolute || files):
+			x.ends = append(x.ends, e)
+			x.endStarts.add(e.prefix[k][0])
 		case !e.lit[k]:
 			x.rest = append(x.rest, e)
 		case e.absolute:
@@ -81,6 +89,13 @@ func newEntryIndex(list []entry, files bool) entryIndex {
 	}
 	return x
 }
+
+// byteSet is a set of bytes.
+type byteSet [4]uint64
+
+func (s *byteSet) add(b byte) { s[b/64] |= 1 << (b % 64) }
+
+func (s *byteSet) has(b byte) bool { return s[b/64]&(1<<(b%64)) != 0 }
 
 // entryMap files entries by a lower-case key segment.
 type entryMap map[string][]entry

@@ -96,6 +96,13 @@ func (x *entryIndex) sensitive(segs []string, abs, files bool) bool {
 	if len(segs) == 0 {
 		return false
 	}
+	if x.endStarts.mayStart(segs[0]) || x.endStarts.mayStart(segs[len(segs)-1]) {
+		for i := range x.ends {
+			if e := &x.ends[i]; files && e.matchFile(segs, abs) || !files && e.matchDir(segs, abs) {
+				return true
+			}
+		}
+	}
 	if abs {
 		es := x.absFirst.lookup(&x.absKeys, segs[0])
 		for i := range es {
@@ -122,6 +129,11 @@ func (x *entryIndex) sensitive(segs []string, abs, files bool) bool {
 		}
 	}
 	return false
+}
+
+// mayStart reports whether seg, lower-cased, starts with a byte of s.
+func (s *byteSet) mayStart(seg string) bool {
+	return seg != "" && s.has(lowerByte(seg[0]))
 }
 
 // lookup returns the entries filed under seg lower-cased, f holding
