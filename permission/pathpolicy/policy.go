@@ -97,6 +97,11 @@ func (s *byteSet) add(b byte) { s[b/64] |= 1 << (b % 64) }
 
 func (s *byteSet) has(b byte) bool { return s[b/64]&(1<<(b%64)) != 0 }
 
+// mayStart reports whether seg, lower-cased, starts with a byte of s.
+func (s *byteSet) mayStart(seg string) bool {
+	return seg != "" && s.has(lowerByte(seg[0]))
+}
+
 // entryMap files entries by a lower-case key segment.
 type entryMap map[string][]entry
 

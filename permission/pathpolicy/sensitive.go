@@ -80,25 +80,26 @@ func cleanSegs(dst []string, name string) (segs []string, abs, ok bool) {
 }
 
 // sensitive reports whether one of the index's entries matches segs, as
-// a file (matchFile) or a directory (matchDir). It tries only the
-// entries whose literal key segment equals the path segment it must
-// match, and every entry whose key is a glob: the answer is the one
-// trying every entry gives.
+// a file or a directory. It tries only the entries whose literal key
+// segment equals the path segment it must match, those keyed by a glob
+// whose literal start the path segment could begin with, and the other
+// entries keyed by a glob: the answer is the one trying every entry
+// gives.
 //
 // segs may hold ASCII upper case: each comparison lower-cases it (see
 // foldedEqual).
 func (x *entryIndex) sensitive(segs []string, abs, files bool) bool {
 	for i := range x.rest {
-		if e := &x.rest[i]; files && e.matchFile(segs, abs) || !files && e.matchDir(segs, abs) {
+		if x.rest[i].match(segs, abs, files) {
 			return true
 		}
 	}
 	if len(segs) == 0 {
-		return false
+		return false // no entry matches no segment
 	}
 	if x.endStarts.mayStart(segs[0]) || x.endStarts.mayStart(segs[len(segs)-1]) {
 		for i := range x.ends {
-			if e := &x.ends[i]; files && e.matchFile(segs, abs) || !files && e.matchDir(segs, abs) {
+			if x.ends[i].match(segs, abs, files) {
 				return true
 			}
 		}
@@ -106,7 +107,7 @@ func (x *entryIndex) sensitive(segs []string, abs, files bool) bool {
 	if abs {
 		es := x.absFirst.lookup(&x.absKeys, segs[0])
 		for i := range es {
-			if e := &es[i]; files && e.matchFile(segs, abs) || !files && e.matchDir(segs, abs) {
+			if es[i].match(segs, abs, files) {
 				return true
 			}
 		}
@@ -129,11 +130,6 @@ func (x *entryIndex) sensitive(segs []string, abs, files bool) bool {
 		}
 	}
 	return false
-}
-
-// mayStart reports whether seg, lower-cased, starts with a byte of s.
-func (s *byteSet) mayStart(seg string) bool {
-	return seg != "" && s.has(lowerByte(seg[0]))
 }
 
 // lookup returns the entries filed under seg lower-cased, f holding
@@ -167,6 +163,14 @@ func splitSegs(dst []string, s string) []string {
 		dst = append(dst, s[:i])
 		s = s[i+1:]
 	}
+}
+
+// match is matchFile for a files entry, matchDir for a directories one.
+func (e *entry) match(segs []string, abs, files bool) bool {
+	if files {
+		return e.matchFile(segs, abs)
+	}
+	return e.matchDir(segs, abs)
 }
 
 // matchFile: the entry's segments end the path (anchored at the root for
