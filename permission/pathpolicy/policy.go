@@ -314,5 +314,11 @@ func (p *Policy) ResolvedInside(real string, dirs []string) bool {
 
 // within reports whether p is dir or below it.
 func within(p, dir string) bool {
-	return p == dir || dir == "/" || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+	if p == dir || dir == "/" {
+		return true
+	}
+	// p starts with dir (without its trailing slash) and a slash, said
+	// without building that string: a long dir would allocate it.
+	d := strings.TrimSuffix(dir, "/")
+	return len(p) > len(d) && p[len(d)] == '/' && p[:len(d)] == d
 }

@@ -388,6 +388,19 @@ func TestJoins(t *testing.T) {
 	}
 }
 
+// TestWithin: within is the prefix test it replaces, dir and a slash.
+func TestWithin(t *testing.T) {
+	parts := []string{"", "/", "//", "/a", "/a/", "/ab", "/a/b", "/a/b/", "/ab/c", "/a//b", "a", "a/b", "/b"}
+	for _, p := range parts {
+		for _, dir := range parts {
+			want := p == dir || dir == "/" || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+			if got := within(p, dir); got != want {
+				t.Errorf("within(%q, %q) = %v, want %v", p, dir, got, want)
+			}
+		}
+	}
+}
+
 // TestDefaultListsParsedOnce: policies made with the default lists share
 // one parse of them, and a program that changes a default list gets its
 // change.
