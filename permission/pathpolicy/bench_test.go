@@ -59,3 +59,22 @@ func BenchmarkScopedIn(b *testing.B) {
 		p.ScopedIn(benchCwd)
 	}
 }
+
+// BenchmarkGlobMaySensitive is the check of a glob word (the shell
+// analysis's sensitiveWordIn for a word with glob syntax) on a fresh
+// scope, in the working directory that does not exist: the entries'
+// comparison with the glob, then its expansion (nothing).
+func BenchmarkGlobMaySensitive(b *testing.B) {
+	p := New(Options{Home: "/home/user"})
+	for _, glob := range []string{"*.go", "src/*.md"} {
+		b.Run(glob, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				s := p.ScopedIn(benchCwd)
+				if what, ok := s.GlobMaySensitive(glob, benchCwd); ok {
+					b.Fatal(what)
+				}
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package pathpolicy
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -325,27 +326,34 @@ func (p *Policy) GlobMaySensitive(glob, cwd string) (string, bool) {
 // patternMaySensitive compares a glob's segments with the entries'.
 func (p *Policy) patternMaySensitive(pattern string) bool {
 	lower := strings.ToLower(pattern)
-	segs := strings.Split(strings.Trim(lower, "/"), "/")
-	for _, e := range p.files.entries {
+	var flags [16]bool // most globs have fewer segments: no allocation
+	g := globSegs{segs: strings.Split(strings.Trim(lower, "/"), "/"), glob: flags[:0]}
+	for _, s := range g.segs {
+		g.glob = append(g.glob, hasGlob(s))
+	}
+	n := len(g.segs)
+	for i := range p.files.entries {
+		e := &p.files.entries[i]
 		if e.absolute {
-			if len(segs) == len(e.segs) && segsMayMatch(e.segs, segs) {
+			if n == len(e.segs) && g.mayMatch(e, 0) {
 				return true
 			}
 			continue
 		}
-		if len(segs) >= len(e.segs) && segsMayMatch(e.segs, segs[len(segs)-len(e.segs):]) {
+		if n >= len(e.segs) && g.mayMatch(e, n-len(e.segs)) {
 			return true
 		}
 	}
-	for _, e := range p.dirs.entries {
+	for i := range p.dirs.entries {
+		e := &p.dirs.entries[i]
 		if e.absolute {
-			if len(segs) >= len(e.segs) && segsMayMatch(e.segs, segs[:len(e.segs)]) {
+			if n >= len(e.segs) && g.mayMatch(e, 0) {
 				return true
 			}
 			continue
 		}
-		for i := 0; i+len(e.segs) <= len(segs); i++ {
-			if segsMayMatch(e.segs, segs[i:i+len(e.segs)]) {
+		for at := 0; at+len(e.segs) <= n; at++ {
+			if g.mayMatch(e, at) {
 				return true
 			}
 		}
@@ -353,25 +361,45 @@ func (p *Policy) patternMaySensitive(pattern string) bool {
 	return false
 }
 
-// segsMayMatch reports whether some name could match both an entry's
-// segments and a glob's: each pair must be able to meet.
-func segsMayMatch(entry, glob []string) bool {
-	any := false
-	for i := range entry {
-		if !segMayMatch(entry[i], glob[i]) {
+// globSegs are a glob's segments, each with whether it holds glob
+// syntax (hasGlob), which patternMaySensitive asks of each segment for
+// each entry: once per segment here.
+type globSegs struct {
+	segs []string
+	glob []bool
+}
+
+// mayMatch reports whether some name could match both the entry's
+// segments and the glob's from at on: one of those glob segments at
+// least holds glob syntax, and each pair can meet.
+func (g *globSegs) mayMatch(e *entry, at int) bool {
+	if !slices.Contains(g.glob[at:at+len(e.segs)], true) {
+		return false
+	}
+	for i, pat := range e.segs {
+		seg, glob := g.segs[at+i], g.glob[at+i]
+		if !glob && e.lit[i] {
+			// path.Match of a pattern with no special character is
+			// equality.
+			if pat != seg {
+				return false
+			}
+			continue
+		}
+		if !segMayMatch(pat, seg, glob) {
 			return false
 		}
-		any = any || hasGlob(glob[i])
 	}
-	return any
+	return true
 }
 
 func hasGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
 
 // segMayMatch: can one name match both the entry segment e and the glob
-// segment g? bash never matches a leading dot with a wildcard.
-func segMayMatch(e, g string) bool {
-	if !hasGlob(g) {
+// segment g (holding glob syntax when glob is true)? bash never matches
+// a leading dot with a wildcard.
+func segMayMatch(e, g string, glob bool) bool {
+	if !glob {
 		ok, _ := path.Match(e, g)
 		return ok
 	}

@@ -151,3 +151,102 @@ func TestIsClean(t *testing.T) {
 		check(randomPath(rng))
 	}
 }
+
+// referencePatternMaySensitive is patternMaySensitive as it was before
+// globSegs: every segment's syntax asked again for every entry, and
+// every pair compared with path.Match.
+func referencePatternMaySensitive(p *Policy, pattern string) bool {
+	lower := strings.ToLower(pattern)
+	segs := strings.Split(strings.Trim(lower, "/"), "/")
+	mayMatch := func(entry, glob []string) bool {
+		any := false
+		for i := range entry {
+			if !segMayMatch(entry[i], glob[i], hasGlob(glob[i])) {
+				return false
+			}
+			any = any || hasGlob(glob[i])
+		}
+		return any
+	}
+	for _, e := range p.files.entries {
+		if e.absolute {
+			if len(segs) == len(e.segs) && mayMatch(e.segs, segs) {
+				return true
+			}
+			continue
+		}
+		if len(segs) >= len(e.segs) && mayMatch(e.segs, segs[len(segs)-len(e.segs):]) {
+			return true
+		}
+	}
+	for _, e := range p.dirs.entries {
+		if e.absolute {
+			if len(segs) >= len(e.segs) && mayMatch(e.segs, segs[:len(e.segs)]) {
+				return true
+			}
+			continue
+		}
+		for i := 0; i+len(e.segs) <= len(segs); i++ {
+			if mayMatch(e.segs, segs[i:i+len(e.segs)]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// globParts are glob segments near the lists' entries.
+var globParts = []string{"*", "?", "*.go", "*.md", ".*", ".e*", ".env*", "[.]env", ".ENV.*", "[a-z]*", "[!.]*", "[^a]", "*_key", "s?a*", "id_*",
+	"\\*", "[", "x[", "**", "*/", "proc", "*environ", "e?viron", "1", "etc", "ssh", "home", ".ss?", ".SSH", "dev", "sd*", "config"}
+
+// TestPatternMaySensitiveMatchesReference: patternMaySensitive answers
+// as it did before globSegs, on random globs mixing sensitiveParts and
+// globParts.
+func TestPatternMaySensitiveMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for i, p := range testPolicies() {
+		const n = 20_000
+		yes := 0
+		for range n {
+			var b strings.Builder
+			if rng.IntN(2) == 0 {
+				b.WriteByte('/')
+			}
+			for j := range 1 + rng.IntN(5) {
+				if j > 0 {
+					b.WriteByte('/')
+				}
+				if rng.IntN(2) == 0 {
+					b.WriteString(globParts[rng.IntN(len(globParts))])
+				} else {
+					b.WriteString(sensitiveParts[rng.IntN(len(sensitiveParts))])
+				}
+			}
+			glob := b.String()
+			got := p.patternMaySensitive(glob)
+			if want := referencePatternMaySensitive(p, glob); got != want {
+				t.Fatalf("policy %d: patternMaySensitive(%q) = %v, before %v", i, glob, got, want)
+			}
+			if got {
+				yes++
+			}
+		}
+		if i < 2 && (yes < n/20 || yes > n*19/20) {
+			t.Errorf("policy %d: %d of %d globs may be sensitive: the test no longer tells the ways apart", i, yes, n)
+		}
+	}
+}
+
+func FuzzPatternMaySensitive(f *testing.F) {
+	for _, s := range []string{"/tmp/project/*.go", "/home/u/.ss?/*", "/proc/*/env*", ".e*", "/etc/ssh/*_key", "a/[.]git/x", "/dev/sd?", "\\*/.ENV.*"} {
+		f.Add(s)
+	}
+	policies := testPolicies()
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, p := range policies {
+			if got, want := p.patternMaySensitive(s), referencePatternMaySensitive(p, s); got != want {
+				t.Fatalf("patternMaySensitive(%q) = %v, before %v", s, got, want)
+			}
+		}
+	})
+}
