@@ -50,29 +50,86 @@ type entry struct {
 // first segment for an absolute entry (it must equal the path's first),
 // the last for a relative file (the path's last), the first for a
 // relative directory (the segment its window starts at). Entries whose
-// key segment is a glob are in rest, tried one by one.
+// key segment is a glob are tried one by one: those in ends when the
+// path segment they start with, or for a relative file end with, begins
+// with one of the bytes in endStarts (the first byte of each key's
+// literal start), those in rest always (relative directories, and keys
+// with no literal start).
 type entryIndex struct {
-	absFirst, relKey map[string][]entry
-	rest             []entry
+	absFirst, relKey entryMap
+	ends, rest       []entry
+	endStarts        byteSet
+	// absKeys and relKeys hold the keys of absFirst and relKey: most
+	// path segments are no key, and the filter says so before the map
+	// is asked (and before the segment is lower-cased to ask it).
+	absKeys, relKeys keyFilter
 }
 
 func newEntryIndex(list []entry, files bool) entryIndex {
-	x := entryIndex{absFirst: map[string][]entry{}, relKey: map[string][]entry{}}
+	x := entryIndex{absFirst: entryMap{}, relKey: entryMap{}}
 	for _, e := range list {
 		k := 0
 		if files && !e.absolute {
 			k = len(e.segs) - 1
 		}
+		key := e.segs[k]
 		switch {
+		case !e.lit[k] && e.prefix[k] != "" && (e.absolute || files):
+			x.ends = append(x.ends, e)
+			x.endStarts.add(e.prefix[k][0])
 		case !e.lit[k]:
 			x.rest = append(x.rest, e)
 		case e.absolute:
-			x.absFirst[e.segs[k]] = append(x.absFirst[e.segs[k]], e)
+			x.absFirst[key] = append(x.absFirst[key], e)
+			x.absKeys.add(key)
 		default:
-			x.relKey[e.segs[k]] = append(x.relKey[e.segs[k]], e)
+			x.relKey[key] = append(x.relKey[key], e)
+			x.relKeys.add(key)
 		}
 	}
 	return x
+}
+
+// byteSet is a set of bytes.
+type byteSet [4]uint64
+
+func (s *byteSet) add(b byte) { s[b/64] |= 1 << (b % 64) }
+
+func (s *byteSet) has(b byte) bool { return s[b/64]&(1<<(b%64)) != 0 }
+
+// mayStart reports whether seg, lower-cased, starts with a byte of s.
+func (s *byteSet) mayStart(seg string) bool {
+	return seg != "" && s.has(lowerByte(seg[0]))
+}
+
+// entryMap files entries by a lower-case key segment.
+type entryMap map[string][]entry
+
+// keyFilter is a set of lower-case strings reduced to their first byte
+// and length (both modulo the table's size): a string whose pair is not
+// in the set is none of the strings added, and the test costs a load.
+type keyFilter [128]uint32
+
+func (f *keyFilter) add(key string) {
+	b, n := filterPair(key)
+	f[b] |= n
+}
+
+// mayHold reports whether seg, lower-cased, may be one of the keys added.
+func (f *keyFilter) mayHold(seg string) bool {
+	b, n := filterPair(seg)
+	return f[b]&n != 0
+}
+
+// filterPair is the row (the first byte, lower-cased) and the bit (the
+// length) of s in a keyFilter. Lower-casing changes neither for the
+// segments Sensitive compares (see foldedEqual).
+func filterPair(s string) (byte, uint32) {
+	var b byte
+	if s != "" {
+		b = lowerByte(s[0]) % 128
+	}
+	return b, 1 << (len(s) % 32)
 }
 
 // New returns a policy.
@@ -169,11 +226,12 @@ func (p *Policy) Scoped() *Policy { return p.ScopedIn("") }
 // lookups below it from what the probe learnt.
 func (p *Policy) ScopedIn(dir string) *Policy {
 	// One allocation for the copy, its memo and room for the first
-	// lookups (an analysis makes two or three).
+	// lookups (an analysis makes a few): a decision's cost is much that
+	// of the memory it touches, and this is most of what it allocates.
 	c := &scopedPolicy{Policy: *p}
 	c.l.lstats = c.lstatRoom[:0]
 	c.l.absent = c.absentRoom[:0]
-	c.l.noLink = c.noLinkRoom[:0]
+	c.l.found = c.foundRoom[:0]
 	if probeable(dir) {
 		c.l.dir = dir
 	}
@@ -184,9 +242,9 @@ func (p *Policy) ScopedIn(dir string) *Policy {
 type scopedPolicy struct {
 	Policy
 	l          lookups
-	lstatRoom  [4]lstatResult
+	lstatRoom  [3]lstatResult
 	absentRoom [1]absentResult
-	noLinkRoom [3]string
+	foundRoom  [1]string
 }
 
 // Home returns the directory ~ stands for.
@@ -256,5 +314,11 @@ func (p *Policy) ResolvedInside(real string, dirs []string) bool {
 
 // within reports whether p is dir or below it.
 func within(p, dir string) bool {
-	return p == dir || dir == "/" || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+	if p == dir || dir == "/" {
+		return true
+	}
+	// p starts with dir (without its trailing slash) and a slash, said
+	// without building that string: a long dir would allocate it.
+	d := strings.TrimSuffix(dir, "/")
+	return len(p) > len(d) && p[len(d)] == '/' && p[:len(d)] == d
 }

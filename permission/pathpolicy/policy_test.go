@@ -370,6 +370,37 @@ func TestAbsKnown(t *testing.T) {
 	}
 }
 
+// TestJoins: the scope's memory of the last relative path made absolute
+// answers exactly when Abs would give the path it holds.
+func TestJoins(t *testing.T) {
+	parts := []string{"", "/", "a", "ab", "a/b", "b", "/a", "/a/", "/ab", "//", "a/", "/a/b"}
+	for _, abs := range append(parts, "/a/a", "/a/b", "/ab/b", "/a//b", "/a/a/b", "//a", "/b") {
+		for _, cwd := range parts {
+			for _, name := range parts {
+				if strings.HasPrefix(name, "/") {
+					continue // abs takes an absolute name as it is
+				}
+				if got, want := joins(abs, cwd, name), abs != "" && abs == Abs(name, cwd); got != want {
+					t.Errorf("joins(%q, %q, %q) = %v, Abs gives %q", abs, cwd, name, got, Abs(name, cwd))
+				}
+			}
+		}
+	}
+}
+
+// TestWithin: within is the prefix test it replaces, dir and a slash.
+func TestWithin(t *testing.T) {
+	parts := []string{"", "/", "//", "/a", "/a/", "/ab", "/a/b", "/a/b/", "/ab/c", "/a//b", "a", "a/b", "/b"}
+	for _, p := range parts {
+		for _, dir := range parts {
+			want := p == dir || dir == "/" || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+			if got := within(p, dir); got != want {
+				t.Errorf("within(%q, %q) = %v, want %v", p, dir, got, want)
+			}
+		}
+	}
+}
+
 // TestDefaultListsParsedOnce: policies made with the default lists share
 // one parse of them, and a program that changes a default list gets its
 // change.

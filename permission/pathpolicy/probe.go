@@ -1,12 +1,9 @@
 package pathpolicy
 
-import (
-	"io/fs"
-	"strings"
-)
+import "strings"
 
 // probeResult is what probeDir learnt about a path.
-type probeResult int
+type probeResult uint8
 
 const (
 	probeUnknown probeResult = iota
@@ -30,38 +27,43 @@ type absentResult struct {
 // most words of a command lie under: all its components as directories
 // without links, or the place below which nothing exists. dir must be
 // clean, absolute, not "/" and not under /proc.
+//
+// What the probe said is kept as it is, dir and dirProbe, and read back
+// by the lookups (probedDir, isNoLink, resolvesInPlace, lstatFails):
+// one string and a number instead of a list of the paths it stands for.
 func (p *Policy) warmDir(dir string) {
 	m := p.memo
-	if m.warmed || len(m.lstats)+strings.Count(dir, "/") > maxLookups {
+	if m.warmed {
 		return
 	}
 	m.warmed = true
-	switch probeDir(dir) {
-	case probeDirOK:
-		// Every prefix is a directory, not a link: what Lstat would say.
-		for i := 1; i <= len(dir); i++ {
-			if i == len(dir) || dir[i] == '/' {
-				if !m.knownLstat(dir[:i]) {
-					m.lstats = append(m.lstats, lstatResult{name: dir[:i], mode: fs.ModeDir})
-				}
-			}
-		}
-	case probeMissing:
-		m.absent = append(m.absent, absentResult{dir, true})
-		// No link on the way and the lookup ended with ENOENT: each
-		// proper prefix is a directory, or missing itself (at or after
-		// the component the lookup stopped at); never a link.
-		for i := len(dir) - 1; i > 0; i-- {
-			if dir[i] == '/' {
-				m.noLink = append(m.noLink, dir[:i])
-			}
-		}
-	case probeNotDir:
-		m.absent = append(m.absent, absentResult{dir, false})
-	}
+	m.dir, m.dirProbe = dir, probeDir(dir)
+}
+
+// probedDir reports a path the probe found to be a directory, not a
+// link: the probed directory or one of its parents (except "/"), when
+// every component of the directory was found so.
+func (m *lookups) probedDir(name string) bool {
+	return m.dirProbe == probeDirOK && len(name) > 1 && strings.HasPrefix(m.dir, name) &&
+		(len(name) == len(m.dir) || m.dir[len(name)] == '/')
+}
+
+// isNoLink reports a path the probe found to be a directory or missing,
+// not a link: a proper parent (except "/") of the probed directory,
+// when the probe found the directory missing. No link was on the way
+// and the lookup ended with ENOENT: each component before the last is a
+// directory, or missing itself (at or after the component the lookup
+// stopped at). Resolving such a path gives itself, and what lies below
+// it is asked about as usual.
+func (m *lookups) isNoLink(name string) bool {
+	return m.dirProbe == probeMissing && len(name) > 1 && len(name) < len(m.dir) &&
+		m.dir[len(name)] == '/' && strings.HasPrefix(m.dir, name)
 }
 
 func (m *lookups) knownLstat(name string) bool {
+	if m.probedDir(name) {
+		return true
+	}
 	for i := range m.lstats {
 		if m.lstats[i].name == name {
 			return true
@@ -70,11 +72,26 @@ func (m *lookups) knownLstat(name string) bool {
 	return false
 }
 
+// probedAbsent returns what the probe found of the probed directory
+// when it found it missing, or not a directory, as an absentResult.
+func (m *lookups) probedAbsent() (absentResult, bool) {
+	switch m.dirProbe {
+	case probeMissing:
+		return absentResult{m.dir, true}, true
+	case probeNotDir:
+		return absentResult{m.dir, false}, true
+	}
+	return absentResult{}, false
+}
+
 // resolvesInPlace reports a clean path at or below an absent path the
-// probe found: it resolves to itself.
+// probes found: it resolves to itself.
 func (m *lookups) resolvesInPlace(abs string) bool {
+	if a, ok := m.probedAbsent(); ok && a.holds(abs) {
+		return true
+	}
 	for _, a := range m.absent {
-		if abs == a.name || len(abs) > len(a.name) && abs[len(a.name)] == '/' && strings.HasPrefix(abs, a.name) {
+		if a.holds(abs) {
 			return true
 		}
 	}
@@ -84,18 +101,37 @@ func (m *lookups) resolvesInPlace(abs string) bool {
 // lstatFails reports a path Lstat is known to fail on: below an absent
 // path, or a missing one itself.
 func (m *lookups) lstatFails(name string) bool {
+	if a, ok := m.probedAbsent(); ok && a.fails(name) {
+		return true
+	}
 	for _, a := range m.absent {
-		if name == a.name && a.missing || len(name) > len(a.name) && name[len(a.name)] == '/' && strings.HasPrefix(name, a.name) {
+		if a.fails(name) {
 			return true
 		}
 	}
 	return false
 }
 
+// holds reports a path at or below a.
+func (a absentResult) holds(name string) bool {
+	return name == a.name || len(name) > len(a.name) && name[len(a.name)] == '/' && strings.HasPrefix(name, a.name)
+}
+
+// fails reports a path whose Lstat fails: below a, or a itself when
+// missing.
+func (a absentResult) fails(name string) bool {
+	return name == a.name && a.missing || len(name) > len(a.name) && name[len(a.name)] == '/' && strings.HasPrefix(name, a.name)
+}
+
 // probeable reports a directory warmDir may probe: clean, absolute, not
 // the root and not under /proc (whose entries resolve specially).
 func probeable(dir string) bool {
-	return len(dir) > 1 && dir[0] == '/' && dir != "/proc" && !strings.HasPrefix(dir, "/proc/") && isClean(dir)
+	return isClean(dir) && probeableClean(dir)
+}
+
+// probeableClean is probeable for a path isClean reports.
+func probeableClean(dir string) bool {
+	return len(dir) > 1 && dir != "/proc" && !strings.HasPrefix(dir, "/proc/")
 }
 
 // isClean reports an absolute path with no empty, "." or ".." component

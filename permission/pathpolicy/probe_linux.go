@@ -2,11 +2,7 @@
 
 package pathpolicy
 
-import (
-	"errors"
-
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // probeDir asks the kernel, in one openat2 call refusing every symbolic
 // link (RESOLVE_NO_SYMLINKS, which also refuses /proc's magic links),
@@ -49,16 +45,18 @@ func probePath(name string) probeResult {
 func probe(name string, flags uint64, found probeResult) probeResult {
 	how := unix.OpenHow{Flags: flags, Resolve: unix.RESOLVE_NO_SYMLINKS}
 	for {
+		// Openat2 returns a bare unix.Errno on failure: compared as a
+		// value, without errors.Is walking a chain there is not.
 		fd, err := unix.Openat2(unix.AT_FDCWD, name, &how)
-		switch {
-		case err == nil:
+		switch err {
+		case nil:
 			unix.Close(fd)
 			return found
-		case errors.Is(err, unix.EINTR):
+		case unix.EINTR:
 			continue
-		case errors.Is(err, unix.ENOENT):
+		case unix.ENOENT:
 			return probeMissing
-		case errors.Is(err, unix.ENOTDIR):
+		case unix.ENOTDIR:
 			return probeNotDir
 		}
 		return probeUnknown

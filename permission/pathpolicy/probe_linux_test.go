@@ -20,12 +20,12 @@ func TestScopedProbeMemoOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{"a/b/c", "home/.ssh", "e"} {
+	for _, d := range []string{"a/b/c", "home/.ssh", "e", "a/fdir"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range []string{"a/b/file", "home/.ssh/id_rsa"} {
+	for _, f := range []string{"a/b/file", "home/.ssh/id_rsa", "a/f"} {
 		if err := os.WriteFile(filepath.Join(root, f), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +34,7 @@ func TestScopedProbeMemoOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	for link, target := range map[string]string{
-		"a/b/keys": "../../home/.ssh", "a/b/self": ".", "a/b/fl": "file", "a/b/dang": "../../home/.ssh/new", "a/up": "..", "e/abs": root + "/a/b",
+		"a/b/keys": "../../home/.ssh", "a/b/self": ".", "a/b/fl": "file", "a/b/dang": "../../home/.ssh/new", "a/up": "..", "e/abs": root + "/a/b", "a/l": "b",
 	} {
 		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
 			t.Fatal(err)
@@ -44,15 +44,22 @@ func TestScopedProbeMemoOrder(t *testing.T) {
 	for _, n := range []string{"", "/a", "/a/b", "/a/b/c", "/a/b/c/d/e", "/a/b/file", "/a/b/file/x", "/a/b/file/x/y", "/a/fifo", "/a/fifo/x",
 		"/a/b/keys", "/a/b/keys/id_rsa", "/a/b/keys/x/y", "/a/b/self/keys/id_rsa", "/a/b/self/self/c", "/a/b/fl", "/a/b/fl/x", "/a/b/dang", "/a/b/dang/x",
 		"/a/up/home/.ssh/id_rsa", "/e/abs/keys/id_rsa", "/e/abs/c/x", "/missing/x/y", "/missing", "/home/.ssh/id_rsa", "/home/.ssh/id_rsa/x",
-		"/a/b/c/../keys/id_rsa", "/a/b/file/../keys", "/a/b/dang/../c"} {
+		"/a/b/c/../keys/id_rsa", "/a/b/file/../keys", "/a/b/dang/../c",
+		// What the probe of a working directory says must not stretch to
+		// a path that is only a string prefix of it.
+		"/a/f", "/a/fdir", "/a/fdir/x", "/a/l", "/a/l/c", "/a/lmissing/x", "/a/l/file"} {
 		names = append(names, root+n)
+	}
+	var cwds []string
+	for _, n := range []string{"", "/a", "/a/b", "/a/b/c", "/a/fdir", "/a/lmissing/x"} {
+		cwds = append(cwds, root+n)
 	}
 	p := New(Options{Home: root + "/home"})
 	rng := rand.New(rand.NewPCG(1, 2))
 	probed := 0
 	for round := range 300 {
 		order := rng.Perm(len(names))
-		cwd := names[rng.IntN(4)]
+		cwd := cwds[rng.IntN(len(cwds))]
 		s := p.ScopedIn(cwd)
 		for _, i := range order {
 			n := names[i]

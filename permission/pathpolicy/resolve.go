@@ -30,17 +30,20 @@ func (p *Policy) Resolve(name, cwd string) (string, bool) {
 }
 
 func (p *Policy) resolve(abs, cwd string, depth int) (string, bool) {
-	if m := p.memo; m != nil && isClean(abs) {
+	clean := isClean(abs)
+	if m := p.memo; m != nil && clean {
 		// Most paths lie in the directory the command starts in: one
 		// probe of it answers for all its components (see warmDir), and
-		// when it is missing, for every path below it.
-		if !m.warmed && probeable(cwd) && strings.HasPrefix(abs, cwd) && (len(abs) == len(cwd) || abs[len(cwd)] == '/') {
+		// when it is missing, for every path below it. (The directory
+		// ScopedIn was given is known to be probeable.)
+		if !m.warmed && strings.HasPrefix(abs, cwd) && (len(abs) == len(cwd) || abs[len(cwd)] == '/') &&
+			(cwd != "" && cwd == m.dir || probeable(cwd)) {
 			p.warmDir(cwd)
 		}
 		if m.resolvesInPlace(abs) || slices.Contains(m.found, abs) {
 			return abs, true
 		}
-		if probeable(abs) && m.unknownPrefixes(abs) >= 2 && len(m.absent)+len(m.found) < maxLookups {
+		if probeableClean(abs) && m.unknownPrefixes(abs) >= 2 && len(m.absent)+len(m.found) < maxLookups {
 			// Two components or more the scope knows nothing of: one
 			// probe answers for the walk's Lstat of each (ENOENT or
 			// ENOTDIR alone, or the open and its close), unless a link
@@ -62,7 +65,8 @@ func (p *Policy) resolve(abs, cwd string, depth int) (string, bool) {
 	// inPlace: abs is clean and, so far, every part walked was one of its
 	// own (no link followed, no /proc entry replaced), so resolved is a
 	// prefix of abs and the next path is a longer prefix: no allocation.
-	inPlace := abs == path.Clean(abs)
+	// (isClean answers for an absolute path without path.Clean's pass.)
+	inPlace := clean || abs == path.Clean(abs)
 	// absent is a path found not to exist, or to be something other than
 	// a directory or a link: nothing below it can exist either (the
 	// kernel's lookup fails there, ENOENT or ENOTDIR), so every path
@@ -189,25 +193,26 @@ func (p *Policy) procEntry(proc string, rest []string, cwd string, depth int) (s
 // system changes between calls, and a stale answer would judge a path by
 // what it no longer is.
 type lookups struct {
-	// absName in absCwd is absPath (see Policy.abs).
-	absName, absCwd, absPath string
+	// absPath is the last relative path abs made absolute (see
+	// Policy.abs).
+	absPath string
+
+	// dir is the directory the analysis starts in (ScopedIn), probed at
+	// the first Lstat below it, "" for none; once warmed (the one probe
+	// made), the directory probed, and dirProbe what the probe said
+	// (see warmDir).
+	dir      string
+	dirProbe probeResult
+	warmed   bool
 
 	lstats []lstatResult
 	links  []linkResult
-	// absent are paths probeDir found missing (or not a directory) with
-	// no link on the way; warmed says the one probe was made.
+	// absent are paths probePath found missing (or not a directory)
+	// with no link on the way.
 	absent []absentResult
-	warmed bool
 	// found are paths probePath found to exist with no link on the way,
 	// the last component included: each resolves to itself.
 	found []string
-	// dir is the directory the analysis starts in (ScopedIn), probed at
-	// the first Lstat below it; "" for none.
-	dir string
-	// noLink are the proper prefixes of a probed directory that the
-	// probe found missing: each is a directory or missing, never a link
-	// nor anything else (see warmDir).
-	noLink []string
 }
 
 // abs is Abs, with the last relative path remembered in a scope: the
@@ -218,24 +223,23 @@ func (p *Policy) abs(name, cwd string) string {
 	if m == nil || strings.HasPrefix(name, "/") {
 		return Abs(name, cwd)
 	}
-	if m.absPath != "" && m.absName == name && m.absCwd == cwd {
+	if joins(m.absPath, cwd, name) {
 		return m.absPath
 	}
 	a := Abs(name, cwd)
-	m.absName, m.absCwd, m.absPath = name, cwd, a
+	m.absPath = a
 	return a
 }
 
-// isNoLink reports a path the probe found to be a directory or missing,
-// not a link: resolving it gives itself, and what lies below it is
-// asked about as usual.
-func (m *lookups) isNoLink(name string) bool {
-	for _, n := range m.noLink {
-		if n == name {
-			return true
-		}
-	}
-	return false
+// joins reports whether abs is Abs(name, cwd) for a relative name: cwd
+// without its trailing slash, a slash, name. The scope then keeps one
+// string instead of the name, the directory and the path (less memory
+// for each decision to allocate and clear), at the cost of comparing
+// their bytes.
+func joins(abs, cwd, name string) bool {
+	dir := strings.TrimSuffix(cwd, "/")
+	return strings.HasPrefix(cwd, "/") && len(abs) == len(dir)+1+len(name) &&
+		abs[len(dir)] == '/' && abs[:len(dir)] == dir && abs[len(dir)+1:] == name
 }
 
 // unknownPrefixes counts, up to 2, the prefixes of a clean absolute path
@@ -292,6 +296,9 @@ func (p *Policy) lstat(name string) (fs.FileMode, error) {
 				}
 				return r.mode, nil
 			}
+		}
+		if p.memo.probedDir(name) {
+			return fs.ModeDir, nil
 		}
 	}
 	mode, err := lstatMode(name)
