@@ -27,14 +27,13 @@ func (tk *Toolkit) Check(ctx context.Context, sessionID string, call Call, opts 
 		g  gates
 		cs callState
 		rc runtimeContext
-	}{}
+	}{cs: callState{call: call, deferredTo: -1}}
 	g, cs := &c.g, &c.cs
 	if err := tk.initGates(ctx, g, sessionID, TurnOptions{View: opts.View, Permission: opts.Permission}); err != nil {
 		return permission.Decision{}, err
 	}
 	g.checkCtx = &c.rc
-	call.ID = tk.callID(call.ID)
-	*cs = callState{call: call, deferredTo: -1}
+	cs.call.ID = tk.callID(call.ID)
 	// Gates 1-3 only: admitQuiet never executes.
 	g.admitQuiet(ctx, cs)
 	if cs.phase == phaseDone {
