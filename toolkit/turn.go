@@ -694,7 +694,7 @@ func (e *entry) checkInput(in Input) error {
 	if err := e.validator.validate(in); err != nil {
 		return err
 	}
-	if v, ok := e.tool.(InputValidator); ok {
+	if v, ok := e.subject.tool.(InputValidator); ok {
 		return safeValidate(v, in)
 	}
 	return nil
@@ -938,7 +938,7 @@ func (tk *Toolkit) viewEntry(sp Spec) *entry {
 		v, _ = compileSchema(sp.Name, defaultInputSchema)
 	}
 	t := viewTool{spec: sp}
-	e = &entry{tool: t, spec: sp, group: BasicGroup, validator: v}
+	e = &entry{spec: sp, group: BasicGroup, validator: *v}
 	e.subject = subject{tool: t, spec: &e.spec}
 	tk.viewMu.Lock()
 	if len(tk.viewCache) >= maxViewCache || tk.viewCache == nil {
