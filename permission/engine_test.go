@@ -3,6 +3,7 @@ package permission
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -287,5 +288,85 @@ func TestSuggestionsAreTheCallersCopy(t *testing.T) {
 	}
 	if s.list[0].Content != "x" {
 		t.Errorf("the tool's own list was changed through a decision: %v", s.list)
+	}
+}
+
+// scribbler covers a call when a rule's content is in covers, checks
+// that it is handed exactly the rules in force and one suggestion, then
+// changes the slice it was handed, as a subject may.
+type scribbler struct {
+	fakeSubject
+	t       *testing.T
+	inForce []Rule
+	covers  map[string]bool
+}
+
+func (s scribbler) CoveredBy(allow []Rule, _ map[string]any, _ *Context) bool {
+	s.t.Helper()
+	if len(allow) != len(s.inForce)+1 || !slices.Equal(allow[:len(s.inForce)], s.inForce) {
+		s.t.Errorf("CoveredBy got %v, want %v and one suggestion", allow, s.inForce)
+	}
+	covered := false
+	for _, r := range allow {
+		covered = covered || s.covers[r.Content]
+	}
+	for i := range allow {
+		allow[i] = Rule{Tool: "scribbled"}
+	}
+	return covered
+}
+
+// TestEffective: the suggestions kept are those that alone, on top of
+// the rules in force, cover the call, in their order, whatever the
+// subject does with the slice it is handed.
+func TestEffective(t *testing.T) {
+	r := func(c string) Rule { return Rule{Tool: "T", Content: c} }
+	for _, c := range []struct {
+		allow, suggested, want []Rule
+	}{
+		{nil, []Rule{r("a")}, []Rule{r("a")}},
+		{nil, []Rule{r("x")}, []Rule{}},
+		{nil, []Rule{r("x"), r("a"), r("y"), r("b")}, []Rule{r("a"), r("b")}},
+		{nil, []Rule{r("a"), r("b"), r("c")}, []Rule{r("a"), r("b"), r("c")}},
+		{[]Rule{r("p"), r("q")}, []Rule{r("a"), r("x"), r("b")}, []Rule{r("a"), r("b")}},
+		{[]Rule{r("p")}, []Rule{r("x"), r("y")}, []Rule{}},
+	} {
+		pc := &Context{Allow: slices.Clone(c.allow)}
+		s := scribbler{fakeSubject{name: "T"}, t, c.allow, map[string]bool{"a": true, "b": true, "c": true}}
+		got := effective(s, c.suggested, nil, pc)
+		if got == nil || !slices.Equal(got, c.want) {
+			t.Errorf("allow %v, suggested %v: kept %v, want %v", c.allow, c.suggested, got, c.want)
+		}
+		if !slices.Equal(pc.Allow, c.allow) {
+			t.Errorf("the rules in force changed: %v", pc.Allow)
+		}
+	}
+}
+
+// TestShared: within one decision an answer is computed once per key,
+// beyond the memo's inline room too; outside a decision, every time.
+func TestShared(t *testing.T) {
+	pc := (&Context{}).forDecision()
+	calls := map[int]int{}
+	for range 3 {
+		for k := range 4 {
+			v := pc.Shared(k, func() any { calls[k]++; return k * 10 })
+			if v != k*10 {
+				t.Fatalf("Shared(%d) = %v, want %d", k, v, k*10)
+			}
+		}
+	}
+	for k := range 4 {
+		if calls[k] != 1 {
+			t.Errorf("key %d computed %d times in one decision, want once", k, calls[k])
+		}
+	}
+	n := 0
+	for _, c := range []*Context{nil, {}} {
+		c.Shared(0, func() any { n++; return nil })
+		c.Shared(0, func() any { n++; return nil })
+	}
+	if n != 4 {
+		t.Errorf("outside a decision: computed %d times for 4 calls", n)
 	}
 }

@@ -21,21 +21,23 @@ type CheckOptions struct {
 // KindInactive or KindInvalidInput. Other errors come from the
 // session store.
 func (tk *Toolkit) Check(ctx context.Context, sessionID string, call Call, opts CheckOptions) (permission.Decision, error) {
-	// The turn and its call's context in one allocation.
+	// The gates, the call and its context in one allocation: a check
+	// needs none of the state a Turn keeps to run its calls.
 	c := &struct {
-		t  Turn
+		g  gates
+		cs callState
 		rc runtimeContext
-	}{}
-	t := &c.t
-	if err := tk.initTurn(ctx, t, sessionID, []Call{call}, TurnOptions{View: opts.View, Permission: opts.Permission}); err != nil {
+	}{cs: callState{call: call, deferredTo: -1}}
+	g, cs := &c.g, &c.cs
+	if err := tk.initGates(ctx, g, sessionID, TurnOptions{View: opts.View, Permission: opts.Permission}); err != nil {
 		return permission.Decision{}, err
 	}
-	t.checkOnly, t.checkCtx = true, &c.rc
-	cs := t.calls[0]
+	g.checkCtx = &c.rc
+	cs.call.ID = tk.callID(call.ID)
 	// Gates 1-3 only: admitQuiet never executes.
-	t.admitQuiet(ctx, cs)
+	g.admitQuiet(ctx, cs)
 	if cs.phase == phaseDone {
-		// A denial in a check-only turn has no response (see admitQuiet).
+		// A denial in a check has no response (see admitQuiet).
 		if cs.resp == nil || cs.resp.State == StateDenied {
 			return cs.decision, nil
 		}

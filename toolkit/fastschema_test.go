@@ -2,6 +2,7 @@ package toolkit
 
 import (
 	"testing"
+	"unsafe"
 )
 
 // flatSchemas are schemas of the flat shape and some that are not.
@@ -165,4 +166,18 @@ func FuzzFlatSchemaDoc(f *testing.F) {
 	f.Fuzz(func(t *testing.T, doc string) {
 		checkFlatCompiles(t, doc)
 	})
+}
+
+// TestFlatSchemaSize keeps a flat schema to whole cache lines (its size
+// class is then a multiple of 64 bytes), with what every input reads
+// before its inline properties in the first, and its four inline
+// properties in the next two.
+func TestFlatSchemaSize(t *testing.T) {
+	var fs flatSchema
+	if n := unsafe.Sizeof(fs); n != 192 {
+		t.Errorf("a flat schema takes %d bytes, want 192", n)
+	}
+	if off := unsafe.Offsetof(fs.inline); off != 64 {
+		t.Errorf("the inline properties start at byte %d, want 64", off)
+	}
 }

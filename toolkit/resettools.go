@@ -35,7 +35,7 @@ func (tk *Toolkit) newResetEntry(r *registry) *entry {
 		// compile it is a bug in this file.
 		panic(fmt.Sprintf("toolkit: reset_tools schema: %v", err))
 	}
-	e := &entry{tool: t, spec: spec, group: BasicGroup, validator: v, handler: chain(t.Call, tk.opts.Middleware)}
+	e := &entry{spec: spec, group: BasicGroup, validator: *v, handler: chain(t.Call, tk.opts.Middleware)}
 	e.subject = subject{tool: t, spec: &e.spec}
 	return e
 }

@@ -147,7 +147,7 @@ func (tk *Toolkit) ResumeTurn(ctx context.Context, snap *TurnSnapshot, opts Turn
 	if err != nil {
 		return nil, fmt.Errorf("session %q: %w", snap.SessionID, err)
 	}
-	t := &Turn{tk: tk, session: s, opts: opts, id: snap.ID, revision: snap.Revision, cur: snap.NextBatch}
+	t := &Turn{gates: gates{tk: tk, session: s, opts: opts}, id: snap.ID, revision: snap.Revision, cur: snap.NextBatch}
 	if err := t.loadGranted(ctx); err != nil {
 		return nil, fmt.Errorf("resume turn %s: %w", snap.ID, err)
 	}
@@ -190,7 +190,7 @@ func (tk *Toolkit) ResumeTurn(ctx context.Context, snap *TurnSnapshot, opts Turn
 			if !ok || j >= len(t.calls) || t.batchOf(j) != t.batchOf(len(t.calls)) {
 				return nil, fmt.Errorf("resume turn %s: call %s waits for %q, not an earlier call of its batch: %w", snap.ID, c.Call.ID, c.DeferredTo, ErrBadSnapshot)
 			}
-			cs.deferredTo = j
+			cs.deferredTo = int32(j)
 		}
 		t.calls = append(t.calls, cs)
 	}
@@ -278,7 +278,7 @@ func (t *Turn) reattach(ctx context.Context, r *registry, cs *callState, pc *per
 	if e.spec.External && cs.phase != phaseExternal && cs.phase != phaseAsk {
 		cs.phase = phaseExternal
 	}
-	d := evaluate(t.withRuntime(ctx, cs), &e.subject, cs.input, pc)
+	d := evaluate(t.withRuntime(ctx, cs, pc), &e.subject, cs.input, pc)
 	switch {
 	case d.Behavior == permission.Deny:
 		cs.decision = d

@@ -102,12 +102,17 @@ type Change struct {
 // lock-free snapshot, so registering or replacing a tool never blocks calls
 // already running; they finish on the version they started with.
 type Toolkit struct {
-	opts  Options
+	// store, reg and the memory store come first: every call reads
+	// them, and on a toolkit made for a few calls each cache line read
+	// is a miss at the first call. mem is the store when the options
+	// name none.
 	store SessionStore
-	log   *slog.Logger
+	reg   atomic.Pointer[registry]
+	mem   MemoryStore
+	mu    sync.Mutex // serialises writers of reg
 
-	mu  sync.Mutex // serialises writers of reg
-	reg atomic.Pointer[registry]
+	opts Options
+	log  *slog.Logger
 
 	callSeq atomic.Uint64
 	// viewCache holds the schema-only tools of request views, by name
@@ -120,6 +125,13 @@ type Toolkit struct {
 
 // registry is an immutable snapshot of the toolkit's contents.
 type registry struct {
+	// few holds the tools, nfew of them, when there are at most
+	// len(few), for lookup: on a toolkit made for a few calls, the
+	// map's header and group would each be a cache miss at the first
+	// call. nfew is -1 when there are more. update sets them once the
+	// registry is complete.
+	nfew   int
+	few    [4]namedEntry
 	tools  map[string]*entry
 	order  []string // registration order
 	groups map[string]Group
@@ -127,19 +139,27 @@ type registry struct {
 	reset  *entry // the reset_tools meta tool, when a non-basic group exists
 }
 
+type namedEntry struct {
+	name string
+	e    *entry
+}
+
 // entry is a registered tool with everything computed once at registration.
+// What gates 1 to 3 read comes first (the subject, group and validator,
+// inline), and the entry takes 192 bytes, three whole cache lines
+// (TestEntrySize): on a toolkit made for a few calls, each line a call
+// reads is a miss at the first call.
 type entry struct {
-	tool      Tool
-	spec      Spec
+	subject   subject // the tool, and spec below
 	group     string
-	validator *schemaValidator
+	validator schemaValidator
+	spec      Spec
 	// openAI returns the input schema as OpenAI takes it (without
 	// titles), made at the first export (a model step exports every
 	// tool), not at registration, which most tools of a short-lived
 	// toolkit never see past.
 	openAI  func() json.RawMessage
 	handler Next
-	subject subject
 }
 
 // New returns an empty toolkit.
@@ -148,17 +168,16 @@ func New(opts Options) *Toolkit {
 	// a toolkit made for a few calls, each separate piece would be a
 	// cache miss at the first call.
 	parts := &struct {
-		tk    Toolkit
-		reg   registry
-		store MemoryStore
-		off   offloads
+		tk  Toolkit
+		reg registry
+		off offloads
 	}{}
 	tk := &parts.tk
 	tk.opts, tk.store, tk.log = opts, opts.Store, opts.Logger
 	tk.opts.Middleware = slices.Clone(opts.Middleware)
 	if tk.store == nil {
-		parts.store.limits = DefaultReadCacheLimits
-		tk.store = &parts.store
+		tk.mem.limits = DefaultReadCacheLimits
+		tk.store = &tk.mem
 	}
 	if tk.log == nil {
 		tk.log = slog.Default()
@@ -331,7 +350,7 @@ func (tk *Toolkit) newEntry(t Tool, opts []RegisterOption) (e *entry, replace bo
 		return nil, false, err
 	}
 	schema := spec.InputSchema
-	e = &entry{tool: t, spec: spec, group: reg.group, validator: v,
+	e = &entry{spec: spec, group: reg.group, validator: *v,
 		openAI: sync.OnceValue(func() json.RawMessage { return stripTitles(schema) })}
 	if e.group == "" {
 		e.group = BasicGroup
@@ -422,6 +441,7 @@ func (tk *Toolkit) update(f func(*registry) (Change, error)) error {
 	if len(r.groups) == 0 || tk.opts.NoResetTools {
 		r.reset = nil
 	}
+	r.indexFew()
 	tk.reg.Store(r)
 	tk.mu.Unlock()
 	if tk.opts.OnChange != nil {
@@ -458,7 +478,7 @@ func (tk *Toolkit) Tool(name string) (Tool, bool) {
 	if e == nil {
 		return nil, false
 	}
-	return e.tool, true
+	return e.subject.tool, true
 }
 
 // Groups lists the named groups in the order they were added.
@@ -475,7 +495,28 @@ func (r *registry) lookup(name string) *entry {
 	if name == ResetToolsName && r.reset != nil {
 		return r.reset
 	}
-	return r.tools[name]
+	if r.nfew < 0 {
+		return r.tools[name]
+	}
+	for _, t := range r.few[:r.nfew] {
+		if t.name == name {
+			return t.e
+		}
+	}
+	return nil
+}
+
+// indexFew fills few from tools, once r is complete.
+func (r *registry) indexFew() {
+	if len(r.tools) > len(r.few) {
+		r.nfew = -1
+		return
+	}
+	r.nfew = 0
+	for name, e := range r.tools {
+		r.few[r.nfew] = namedEntry{name, e}
+		r.nfew++
+	}
 }
 
 // groupActive reports whether one group is active, as activeGroups

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/wasmtools/wasmtools/permission"
 )
@@ -509,5 +510,56 @@ func TestNoResetTools(t *testing.T) {
 	}
 	if r, err := tk.Call(context.Background(), "s", Call{Name: "fetch", Arguments: `{"cmd":"x"}`}, TurnOptions{}); err != nil || r.State != StateSuccess {
 		t.Errorf("fetch after SetActiveGroups: %v %+v", err, r)
+	}
+}
+
+// TestLookupFewAndMany: a tool is found by name whether the registry
+// holds few tools (looked up in its own list) or many (in its map), as
+// tools come and go.
+func TestLookupFewAndMany(t *testing.T) {
+	tk := New(Options{})
+	var names []string
+	check := func() {
+		t.Helper()
+		for _, n := range names {
+			if tool, ok := tk.Tool(n); !ok || tool.Spec().Name != n {
+				t.Fatalf("with %d tools, %s not found", len(names), n)
+			}
+		}
+		for _, n := range []string{"missing", "", "t"} {
+			if _, ok := tk.Tool(n); ok {
+				t.Fatalf("with %d tools, %q found", len(names), n)
+			}
+		}
+	}
+	check()
+	for i := range 7 {
+		n := "t" + string(rune('a'+i))
+		mustRegister(t, tk, cmdTool(n, true, nil))
+		names = append(names, n)
+		check()
+	}
+	for len(names) > 0 {
+		if err := tk.Unregister(names[0]); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := tk.Tool(names[0]); ok {
+			t.Fatalf("%s found after Unregister", names[0])
+		}
+		names = names[1:]
+		check()
+	}
+}
+
+// TestEntrySize keeps an entry to three whole cache lines (its size
+// class is then a multiple of 64 bytes), with what gates 1 to 3 read
+// in the first.
+func TestEntrySize(t *testing.T) {
+	var e entry
+	if n := unsafe.Sizeof(e); n > 192 {
+		t.Errorf("an entry takes %d bytes, more than three cache lines", n)
+	}
+	if end := unsafe.Offsetof(e.validator) + unsafe.Sizeof(e.validator); end > 64 {
+		t.Errorf("subject, group and validator end at byte %d, past the first cache line", end)
 	}
 }

@@ -154,7 +154,7 @@ type TurnOptions struct {
 }
 
 // phase is the internal state of a call.
-type phase int
+type phase uint8
 
 const (
 	phaseNew      phase = iota // gates 1-3 not run
@@ -169,7 +169,6 @@ const (
 
 type callState struct {
 	call  Call
-	phase phase
 	e     *entry
 	input Input
 	// args and argsInput are the call's arguments text and what it
@@ -177,14 +176,17 @@ type callState struct {
 	// Runtime.Arguments.
 	args      string
 	argsInput Input
-	repaired  bool
+	decision  permission.Decision
+	resp      *Response
+	// The small fields last, in one word. deferredTo is the index of the
+	// call a deferred one waits for, -1 for none.
+	deferredTo int32
+	phase      phase
+	repaired   bool
 	// ran: the call was executed (or its external result submitted), so
 	// a response on repaired input says it ran on a guess.
-	ran        bool
-	decision   permission.Decision
-	deferredTo int
-	resp       *Response
-	parallel   bool
+	ran      bool
+	parallel bool
 }
 
 // Turn runs the tool calls of one model turn: in order-preserving batches
@@ -193,33 +195,44 @@ type callState struct {
 // are answered. A Turn is driven from one goroutine: Run, Confirm and
 // SubmitResult must not be called concurrently.
 type Turn struct {
-	tk      *Toolkit
-	session SessionState
-	opts    TurnOptions
+	gates
 	calls   []*callState
 	batches [][2]int // [start, end) ranges
 	cur     int
-	emitMu  sync.Mutex
 	// id and revision identify the turn's snapshots.
 	id       string
 	revision int
-	// granted are the session's granted rules, read from the store when
-	// the turn is made and at each later Run; fresh says the first Run
-	// can use those NewTurn read (one store round trip less per call).
-	granted []permission.Rule
-	fresh   bool
-	// checkOnly: the turn was made by Check and never executes, so it
-	// keeps no copy of the arguments for Runtime.Arguments, and a denied
-	// call gets no response (Check returns the decision).
-	checkOnly bool
-	// checkCtx holds the context of Check's one call (see withRuntime).
-	checkCtx *runtimeContext
+	// fresh says the first Run can use the granted rules NewTurn read
+	// (one store round trip less per call).
+	fresh bool
 	// oneCall, oneBatch and oneState back calls and batches for a turn
 	// of one call.
 	oneCall  [1]*callState
 	oneBatch [1][2]int
 	oneState callState
 }
+
+// gates is what gates 1 to 3 of the pipeline (availability, input,
+// permission) need to judge a call. A Turn embeds it; Check makes one on
+// its own, without the state a turn keeps to run its calls: a check
+// allocates and touches less memory.
+type gates struct {
+	tk      *Toolkit
+	session SessionState
+	opts    TurnOptions
+	// granted are the session's granted rules, read from the store when
+	// the gates are made and at each later Run of their turn.
+	granted []permission.Rule
+	emitMu  sync.Mutex
+	// checkCtx holds the context of Check's one call (see withRuntime);
+	// nil in a turn's gates.
+	checkCtx *runtimeContext
+}
+
+// checkOnly reports whether the gates were made by Check, which never
+// executes: they keep no copy of the arguments for Runtime.Arguments,
+// and a denied call gets no response (Check returns the decision).
+func (g *gates) checkOnly() bool { return g.checkCtx != nil }
 
 // NewTurn prepares a turn for a session. Call IDs must be unique; empty
 // ones are assigned. ctx serves only to load the session from the store;
@@ -232,27 +245,40 @@ func (tk *Toolkit) NewTurn(ctx context.Context, sessionID string, calls []Call, 
 	return t, nil
 }
 
-// initTurn prepares t, a zero Turn, as NewTurn describes.
-func (tk *Toolkit) initTurn(ctx context.Context, t *Turn, sessionID string, calls []Call, opts TurnOptions) error {
+// initGates prepares g, zero gates, for a session, as NewTurn describes.
+func (tk *Toolkit) initGates(ctx context.Context, g *gates, sessionID string, opts TurnOptions) error {
 	s, err := tk.store.Session(ctx, sessionID)
 	if err != nil {
 		return fmt.Errorf("session %q: %w", sessionID, err)
 	}
-	t.tk, t.session, t.opts = tk, s, opts
-	if err := t.loadGranted(ctx); err != nil {
+	g.tk, g.session, g.opts = tk, s, opts
+	if g.opts.MaxParallel <= 0 {
+		g.opts.MaxParallel = 16
+	}
+	return g.loadGranted(ctx)
+}
+
+// callID returns id, or a new one for a call that has none.
+func (tk *Toolkit) callID(id string) string {
+	if id == "" {
+		return "call_" + strconv.FormatUint(tk.callSeq.Add(1), 10)
+	}
+	return id
+}
+
+// initTurn prepares t, a zero Turn, as NewTurn describes.
+func (tk *Toolkit) initTurn(ctx context.Context, t *Turn, sessionID string, calls []Call, opts TurnOptions) error {
+	if err := tk.initGates(ctx, &t.gates, sessionID, opts); err != nil {
 		return err
 	}
 	t.fresh = true
 	if len(calls) == 1 {
-		// One call (Check, and most turns): its state and batch live in
-		// the Turn, one allocation instead of four.
+		// One call (most turns): its state and batch live in the Turn,
+		// one allocation instead of four.
 		t.calls, t.batches = t.oneCall[:0], t.oneBatch[:0]
 	}
-	if t.opts.MaxParallel <= 0 {
-		t.opts.MaxParallel = 16
-	}
 	var seen map[string]bool
-	if len(calls) > 1 { // one call (Check) cannot repeat an ID
+	if len(calls) > 1 { // one call cannot repeat an ID
 		seen = make(map[string]bool, len(calls))
 	}
 	r := tk.reg.Load()
@@ -260,9 +286,7 @@ func (tk *Toolkit) initTurn(ctx context.Context, t *Turn, sessionID string, call
 		t.calls = make([]*callState, 0, len(calls))
 	}
 	for _, c := range calls {
-		if c.ID == "" {
-			c.ID = "call_" + strconv.FormatUint(tk.callSeq.Add(1), 10)
-		}
+		c.ID = tk.callID(c.ID)
 		if seen[c.ID] {
 			return fmt.Errorf("turn: duplicate call id %q", c.ID)
 		}
@@ -293,11 +317,11 @@ func (tk *Toolkit) initTurn(ctx context.Context, t *Turn, sessionID string, call
 }
 
 // resolve finds the entry for a tool name in the turn's view.
-func (t *Turn) resolve(r *registry, name string) *entry {
-	if sp, ok := t.opts.View.external(name); ok {
-		return t.tk.viewEntry(sp)
+func (g *gates) resolve(r *registry, name string) *entry {
+	if sp, ok := g.opts.View.external(name); ok {
+		return g.tk.viewEntry(sp)
 	}
-	if t.opts.View.toolkitHidden() {
+	if g.opts.View.toolkitHidden() {
 		return nil
 	}
 	return r.lookup(name)
@@ -449,7 +473,7 @@ func (t *Turn) runParallel(ctx context.Context, start, end int) bool {
 		}
 		if cs.phase == phaseAsk {
 			if j := coveredByEarlierAsk(batch[:i], cs, t.permissionContext()); j >= 0 {
-				cs.phase, cs.deferredTo = phaseDeferred, start+j
+				cs.phase, cs.deferredTo = phaseDeferred, int32(start+j)
 				continue
 			}
 		}
@@ -523,7 +547,7 @@ func (t *Turn) admit(ctx context.Context, cs *callState) {
 
 // admitQuiet is admit without announcing (a parallel batch first decides
 // whether an ask is deferred).
-func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
+func (g *gates) admitQuiet(ctx context.Context, cs *callState) {
 	switch cs.phase {
 	case phaseNew, phaseEdited:
 	case phaseReady, phaseApproved:
@@ -535,33 +559,33 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 		return
 	}
 	edited := cs.phase == phaseEdited
-	r := t.tk.reg.Load()
-	e := t.resolve(r, cs.call.Name)
+	r := g.tk.reg.Load()
+	e := g.resolve(r, cs.call.Name)
 	if e == nil {
-		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindUnknownTool, t.unavailableMessage(ctx, r, cs.call.Name)))
+		g.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindUnknownTool, g.unavailableMessage(ctx, r, cs.call.Name)))
 		return
 	}
-	if !t.opts.View.hasExternal(cs.call.Name) {
-		active, err := r.groupActive(ctx, t.session, e.group)
+	if !g.opts.View.hasExternal(cs.call.Name) {
+		active, err := r.groupActive(ctx, g.session, e.group)
 		if err != nil {
-			t.finish(cs, withErr(errorResponse(cs.call.Name, cs.call.ID, KindToolError, fmt.Sprintf("The session's state could not be read (%v); call %s again.", err, cs.call.Name)), err))
+			g.finish(cs, withErr(errorResponse(cs.call.Name, cs.call.ID, KindToolError, fmt.Sprintf("The session's state could not be read (%v); call %s again.", err, cs.call.Name)), err))
 			return
 		}
 		if !active {
-			t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindInactive, inactiveMessage(r, cs.call.Name, e.group)))
+			g.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindInactive, inactiveMessage(r, cs.call.Name, e.group)))
 			return
 		}
 	}
 	cs.e = e
 	in, distinct, rep, err := parseArgs(cs.call.Arguments)
 	cs.args, cs.argsInput = "", nil
-	if !t.checkOnly && plainArgs(in, distinct) {
+	if !g.checkOnly() && plainArgs(in, distinct) {
 		// A copy: the checks below and the middlewares get in itself,
 		// and may change it.
 		cs.args, cs.argsInput = cs.call.Arguments, maps.Clone(in)
 	}
 	if err != nil {
-		t.finish(cs, withErr(errorResponse(cs.call.Name, cs.call.ID, KindInvalidInput, fmt.Sprintf("Invalid arguments for %s: %v.", cs.call.Name, err)), err))
+		g.finish(cs, withErr(errorResponse(cs.call.Name, cs.call.ID, KindInvalidInput, fmt.Sprintf("Invalid arguments for %s: %v.", cs.call.Name, err)), err))
 		return
 	}
 	cs.repaired = rep != nil
@@ -572,27 +596,28 @@ func (t *Turn) admitQuiet(ctx context.Context, cs *callState) {
 		invalid = "Invalid arguments for %s: %v. The arguments were not valid JSON either and were repaired before this check; send the complete arguments again as one valid JSON object."
 	}
 	if err := e.checkInput(in); err != nil {
-		t.finish(cs, withErr(errorResponse(cs.call.Name, cs.call.ID, KindInvalidInput, fmt.Sprintf(invalid, cs.call.Name, err)), err))
+		g.finish(cs, withErr(errorResponse(cs.call.Name, cs.call.ID, KindInvalidInput, fmt.Sprintf(invalid, cs.call.Name, err)), err))
 		return
 	}
-	if rep != nil && !safeIsReadOnly(e.subject, in, t.permissionContext()) {
+	pc := g.permissionContext()
+	if rep != nil && !safeIsReadOnly(e.subject, in, pc) {
 		// The repairer guesses: a cut-off Write would write half a file,
 		// a cut-off command would run its first half. Only a call that
 		// changes nothing may run on a guess; the rest are refused before
 		// anyone is asked to approve them.
-		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindInvalidInput, repairRefusal(cs.call.Name, rep, edited)))
+		g.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindInvalidInput, repairRefusal(cs.call.Name, rep, edited)))
 		return
 	}
 	cs.input = in
-	d := evaluate(t.withRuntime(ctx, cs), &e.subject, in, t.permissionContext())
+	d := evaluate(g.withRuntime(ctx, cs, pc), &e.subject, in, pc)
 	cs.decision = d
 	switch d.Behavior {
 	case permission.Deny:
-		if t.checkOnly {
+		if g.checkOnly() {
 			cs.phase = phaseDone // resp stays nil: see Check
 			return
 		}
-		t.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindDenied, d.Message))
+		g.finish(cs, errorResponse(cs.call.Name, cs.call.ID, KindDenied, d.Message))
 		return
 	case permission.Ask:
 		if edited && !d.BypassImmune {
@@ -669,7 +694,7 @@ func (e *entry) checkInput(in Input) error {
 	if err := e.validator.validate(in); err != nil {
 		return err
 	}
-	if v, ok := e.tool.(InputValidator); ok {
+	if v, ok := e.subject.tool.(InputValidator); ok {
 		return safeValidate(v, in)
 	}
 	return nil
@@ -686,26 +711,26 @@ func safeValidate(v InputValidator, in Input) (err error) {
 	return v.ValidateInput(in)
 }
 
-func (t *Turn) unavailableMessage(ctx context.Context, r *registry, name string) string {
+func (g *gates) unavailableMessage(ctx context.Context, r *registry, name string) string {
 	var active map[string]bool
-	if !t.opts.View.toolkitHidden() {
+	if !g.opts.View.toolkitHidden() {
 		// Without the session's groups, the message lists the basic tools.
-		active, _ = r.activeGroups(ctx, t.session)
+		active, _ = r.activeGroups(ctx, g.session)
 	}
 	names := r.visibleNames(active)
-	if t.opts.View != nil && t.opts.View.Mode != ViewToolkitOnly {
-		for _, s := range t.opts.View.External {
+	if g.opts.View != nil && g.opts.View.Mode != ViewToolkitOnly {
+		for _, s := range g.opts.View.External {
 			names = append(names, s.Name)
 		}
 	}
-	if t.opts.View.toolkitHidden() {
+	if g.opts.View.toolkitHidden() {
 		names = names[:0]
-		for _, s := range t.opts.View.External {
+		for _, s := range g.opts.View.External {
 			names = append(names, s.Name)
 		}
 	}
 	// A tool of an inactive group exists: say which group to activate.
-	if e := r.tools[name]; e != nil && !t.opts.View.toolkitHidden() {
+	if e := r.tools[name]; e != nil && !g.opts.View.toolkitHidden() {
 		return inactiveMessage(r, name, e.group)
 	}
 	if len(names) == 0 {
@@ -719,47 +744,49 @@ func (t *Turn) unavailableMessage(ctx context.Context, r *registry, name string)
 }
 
 // permissionContext is the turn's permission configuration plus the
-// session's granted rules.
-func (t *Turn) permissionContext() *permission.Context {
-	base := t.opts.Permission
+// session's granted rules: a copy when rules were granted, which a
+// caller that needs it twice keeps rather than make it again.
+func (g *gates) permissionContext() *permission.Context {
+	base := g.opts.Permission
 	if base == nil {
-		base = &t.tk.opts.Permission
+		base = &g.tk.opts.Permission
 	}
-	if len(t.granted) == 0 {
+	if len(g.granted) == 0 {
 		return base
 	}
 	pc := base.Clone()
-	pc.Allow = append(pc.Allow, t.granted...)
+	pc.Allow = append(pc.Allow, g.granted...)
 	return pc
 }
 
-// loadGranted reads the session's granted rules into the turn.
-func (t *Turn) loadGranted(ctx context.Context) error {
-	granted, err := t.session.GrantedRules(ctx)
+// loadGranted reads the session's granted rules into g.
+func (g *gates) loadGranted(ctx context.Context) error {
+	granted, err := g.session.GrantedRules(ctx)
 	if err != nil {
-		return fmt.Errorf("granted rules of session %q: %w", t.session.ID(), err)
+		return fmt.Errorf("granted rules of session %q: %w", g.session.ID(), err)
 	}
-	t.granted = granted
+	g.granted = granted
 	return nil
 }
 
-// withRuntime returns ctx carrying the call's Runtime. A turn made by
-// Check holds the context itself (checkCtx): it judges one call, once.
-func (t *Turn) withRuntime(ctx context.Context, cs *callState) context.Context {
-	rc := t.checkCtx
+// withRuntime returns ctx carrying the call's Runtime, judged under pc
+// (see permissionContext). Gates made by Check hold the context
+// themselves (checkCtx): they judge one call, once.
+func (g *gates) withRuntime(ctx context.Context, cs *callState, pc *permission.Context) context.Context {
+	rc := g.checkCtx
 	if rc == nil || ctx == context.Context(rc) {
 		// A turn of Run, or (never today) Check's context given back:
 		// its own would then be its parent.
 		rc = new(runtimeContext)
 	}
 	rc.Context = ctx
-	rc.rt = Runtime{SessionID: t.session.ID(), CallID: cs.call.ID, Tool: cs.call.Name, Session: t.session,
-		Accept: t.opts.Accept, Permission: t.permissionContext(), args: cs.args, argsInput: cs.argsInput}
+	rc.rt = Runtime{SessionID: g.session.ID(), CallID: cs.call.ID, Tool: cs.call.Name, Session: g.session,
+		Accept: g.opts.Accept, Permission: pc, args: cs.args, argsInput: cs.argsInput}
 	return rc
 }
 
 func (t *Turn) executeCall(ctx context.Context, cs *callState) *Response {
-	ctx = t.withRuntime(ctx, cs)
+	ctx = t.withRuntime(ctx, cs, t.permissionContext())
 	resp := t.tk.execute(ctx, cs.e, cs.call.ID, cs.input, func(c *Chunk) {
 		t.emit(Event{Kind: EventChunk, CallID: cs.call.ID, Chunk: c})
 	})
@@ -769,7 +796,7 @@ func (t *Turn) executeCall(ctx context.Context, cs *callState) *Response {
 }
 
 // finish gives a call its final response (after gate 5) and reports it.
-func (t *Turn) finish(cs *callState, resp *Response) {
+func (g *gates) finish(cs *callState, resp *Response) {
 	resp.CallID, resp.Tool = cs.call.ID, cs.call.Name
 	resp.Repaired = resp.Repaired || cs.repaired
 	if cs.decision.Behavior != "" && resp.Decision == nil {
@@ -777,14 +804,14 @@ func (t *Turn) finish(cs *callState, resp *Response) {
 		resp.Decision = &d
 	}
 	resp.finish()
-	t.tk.limitSize(resp, t.session.ID())
+	g.tk.limitSize(resp, g.session.ID())
 	if cs.ran && cs.repaired {
 		// After the size limit, so that cutting a long output cannot cut
 		// the note.
 		resp.Content = append(slices.Clip(resp.Content), TextBlock("\n"+repairedNote))
 	}
 	cs.resp, cs.phase = resp, phaseDone
-	t.emit(Event{Kind: EventResult, CallID: cs.call.ID, Response: resp})
+	g.emit(Event{Kind: EventResult, CallID: cs.call.ID, Response: resp})
 }
 
 func (t *Turn) announce(cs *callState) {
@@ -796,13 +823,13 @@ func (t *Turn) announce(cs *callState) {
 	}
 }
 
-func (t *Turn) emit(ev Event) {
-	if t.opts.OnEvent == nil {
+func (g *gates) emit(ev Event) {
+	if g.opts.OnEvent == nil {
 		return
 	}
-	t.emitMu.Lock()
-	defer t.emitMu.Unlock()
-	t.opts.OnEvent(ev)
+	g.emitMu.Lock()
+	defer g.emitMu.Unlock()
+	g.opts.OnEvent(ev)
 }
 
 func (t *Turn) interruptAll() {
@@ -848,7 +875,7 @@ func (t *Turn) Confirm(callID string, a Approval) error {
 	// Calls deferred behind this one are evaluated again: with the rules
 	// just granted they may be allowed; otherwise they ask for themselves.
 	for _, other := range t.calls {
-		if other.phase == phaseDeferred && other.deferredTo == idx {
+		if other.phase == phaseDeferred && int(other.deferredTo) == idx {
 			other.phase, other.deferredTo = phaseNew, -1
 		}
 	}
@@ -911,7 +938,7 @@ func (tk *Toolkit) viewEntry(sp Spec) *entry {
 		v, _ = compileSchema(sp.Name, defaultInputSchema)
 	}
 	t := viewTool{spec: sp}
-	e = &entry{tool: t, spec: sp, group: BasicGroup, validator: v}
+	e = &entry{spec: sp, group: BasicGroup, validator: *v}
 	e.subject = subject{tool: t, spec: &e.spec}
 	tk.viewMu.Lock()
 	if len(tk.viewCache) >= maxViewCache || tk.viewCache == nil {
