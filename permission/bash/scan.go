@@ -38,8 +38,13 @@ func SurelyUnanalysable(command string) bool {
 			case '`':
 				return true
 			case '$':
-				if i+1 < len(command) && command[i+1] == '(' {
-					return true
+				if i+1 < len(command) {
+					switch command[i+1] {
+					case '(':
+						return true
+					case '$':
+						i++ // $$, the shell's process ID: "$$(" is literal after it
+					}
 				}
 			}
 			continue
@@ -75,6 +80,8 @@ func SurelyUnanalysable(command string) bool {
 				switch command[i+1] {
 				case '(':
 					return true
+				case '$':
+					i++ // $$, the shell's process ID
 				case '\'', '"':
 					return false // $'...' (with its own escapes), $"...": left to the parse
 				}
