@@ -38,11 +38,19 @@ func SurelyUnanalysable(command string) bool {
 			case '`':
 				return true
 			case '$':
-				if i+1 < len(command) && command[i+1] == '(' {
-					return true
+				if i+1 < len(command) {
+					switch command[i+1] {
+					case '(':
+						return true
+					case '$':
+						i++ // $$, the shell's process ID: "$$(" is literal after it
+					}
 				}
 			}
 			continue
+		}
+		if !start && !scanStops[c] {
+			continue // most bytes of most commands
 		}
 		if start {
 			switch c {
@@ -72,6 +80,8 @@ func SurelyUnanalysable(command string) bool {
 				switch command[i+1] {
 				case '(':
 					return true
+				case '$':
+					i++ // $$, the shell's process ID
 				case '\'', '"':
 					return false // $'...' (with its own escapes), $"...": left to the parse
 				}
@@ -97,6 +107,11 @@ func SurelyUnanalysable(command string) bool {
 	}
 	return false
 }
+
+// scanStops are the bytes SurelyUnanalysable looks at outside double
+// quotes where no command starts; it passes over every other byte.
+var scanStops = [256]bool{'\\': true, '\'': true, '"': true, '`': true, '$': true, '<': true, '>': true,
+	'(': true, '#': true, ';': true, '&': true, '|': true, '\n': true}
 
 // compoundStart reports text that starts with a reserved word opening a
 // compound command the walker refuses, followed by a blank or a newline.

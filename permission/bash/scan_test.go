@@ -44,6 +44,8 @@ func TestSurelyUnanalysable(t *testing.T) {
 		{`echo $"$(x)"`, false},
 		{"echo 'unterminated $(x)", false},
 		{"forx in", false},
+		{`echo "$$("`, false},
+		{`echo "$$$(id)"`, true},
 		{"", false},
 	}
 	for _, tt := range tests {
