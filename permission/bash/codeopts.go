@@ -80,8 +80,11 @@ var gitCodeOptions = map[string]codeOption{
 
 // runsCode returns the option (as the rule would spell it) by which the
 // command runs a program or loads code of the caller's choosing, or "".
-func runsCode(c *Command) string {
-	args := c.Values()
+func runsCode(c *Command) string { return runsCodeIn(c, c.Values()) }
+
+// runsCodeIn is runsCode for a caller that has the argument values
+// (c.Values()) already; it does not change them.
+func runsCodeIn(c *Command, args []string) string {
 	switch c.Name {
 	case "git":
 		sub, rest, _ := gitSubcommand(args)

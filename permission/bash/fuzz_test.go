@@ -37,6 +37,9 @@ func FuzzAnalyze(f *testing.F) {
 		if r.ReadOnly && !MayReadOnly(r.Script) {
 			t.Fatalf("%q: read-only, yet MayReadOnly says its words write", cmd)
 		}
+		if got, want := indexControl(cmd), strings.IndexFunc(cmd, isControl); got != want {
+			t.Fatalf("%q: indexControl %d, IndexFunc %d", cmd, got, want)
+		}
 		if SurelyUnanalysable(cmd) && r.Script.Analysable() {
 			t.Fatalf("%q: SurelyUnanalysable, yet the parse analyses it", cmd)
 		}

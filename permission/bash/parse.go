@@ -190,7 +190,7 @@ func (p *parser) parse(command string, depth int, via string) {
 		p.giveUp("a NUL byte")
 		return
 	}
-	if i := strings.IndexFunc(command, isControl); i >= 0 {
+	if i := indexControl(command); i >= 0 {
 		// bash and tree-sitter disagree on \r, \v and \f (blank to one,
 		// part of a word to the other): refuse them.
 		p.giveUp("the control character %q", command[i])
@@ -235,6 +235,18 @@ func asciiOnly(s string) []byte {
 // isControl reports C0 control characters other than tab and newline.
 func isControl(r rune) bool {
 	return (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f
+}
+
+// indexControl is strings.IndexFunc(s, isControl) without decoding
+// runes: control characters are single bytes in UTF-8, and no byte of a
+// longer sequence (all 0x80 or above) is one.
+func indexControl(s string) int {
+	for i := 0; i < len(s); i++ {
+		if isControl(rune(s[i])) {
+			return i
+		}
+	}
+	return -1
 }
 
 // hasBackslashNewline reports a backslash-newline outside single quotes.

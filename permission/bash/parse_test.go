@@ -217,3 +217,11 @@ func TestBlankDoubleQuotedWords(t *testing.T) {
 		t.Fatalf(`cat " " through a link to ~/.ssh/id_rsa: read-only %v, sensitive reads %v`, r.ReadOnly, r.SensitiveReads)
 	}
 }
+
+func TestIndexControl(t *testing.T) {
+	for _, s := range []string{"", "ls", "ls\t-la\n", "a\rb", "\x00", "é\x01", "\x7f", "\xff\xfe\x1b", "日本\x0b", "\xc3", "a\x80\x1f"} {
+		if got, want := indexControl(s), strings.IndexFunc(s, isControl); got != want {
+			t.Errorf("indexControl(%q) = %d, want %d", s, got, want)
+		}
+	}
+}

@@ -52,17 +52,17 @@ func readOnlyUncached(c *Command) bool {
 	if _, ok := wrappers[c.Name]; ok {
 		return readOnlyWrapper(c)
 	}
-	if runsCode(c) != "" {
+	args := c.Values()
+	if runsCodeIn(c, args) != "" {
 		return false // less -k, sort --compress-program, git grep -O ...
 	}
 	if c.Name == "sort" || c.Name == "wc" || c.Name == "du" {
-		for _, a := range c.Values() {
+		for _, a := range args {
 			if strings.HasPrefix(a, "--files") {
 				return false // --files0-from=-: reads the files named on standard input
 			}
 		}
 	}
-	args := c.Values()
 	if namesHost(c.Name, args) {
 		return false // a URL or host: network, in explore too
 	}
