@@ -49,12 +49,17 @@ fuzz: ## Run each fuzz target for FUZZTIME (default 20s); see scripts/fuzz.sh.
 	scripts/fuzz.sh FuzzArguments ./toolkit $(FUZZTIME) $(GO)
 	scripts/fuzz.sh FuzzResumeTurn ./toolkit $(FUZZTIME) $(GO)
 	scripts/fuzz.sh FuzzFlatSchemaDoc ./toolkit $(FUZZTIME) $(GO)
+	scripts/fuzz.sh FuzzFlatSchema ./toolkit $(FUZZTIME) $(GO)
+	scripts/fuzz.sh FuzzDecodeFlatObject ./toolkit $(FUZZTIME) $(GO)
 	scripts/fuzz.sh FuzzAnalyze ./permission/bash $(FUZZTIME) $(GO)
 	scripts/fuzz.sh FuzzResolve ./permission/pathpolicy $(FUZZTIME) $(GO)
+	scripts/fuzz.sh FuzzSensitive ./permission/pathpolicy $(FUZZTIME) $(GO)
+	scripts/fuzz.sh FuzzPatternMaySensitive ./permission/pathpolicy $(FUZZTIME) $(GO)
 	scripts/fuzz.sh FuzzParse ./skills $(FUZZTIME) $(GO)
 	scripts/fuzz.sh FuzzCheckFrame ./toolkit/mcp $(FUZZTIME) $(GO)
 	scripts/fuzz.sh FuzzDepth ./internal/jsontext $(FUZZTIME) $(GO)
 	scripts/fuzz.sh FuzzInstrument ./internal/wasmbin $(FUZZTIME) $(GO)
+	cd sdk-guest && ../scripts/fuzz.sh FuzzDecodeInput . $(FUZZTIME) $(GO)
 
 # Plugins: each plugins/NAME holding Go files is built with Go as a WASI
 # reactor, each plugins/NAME holding a package.json with npm (its "build"
