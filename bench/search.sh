@@ -39,8 +39,10 @@ awk '
 		printf "\n%-48s %19s %19s\n", "ratio within a round", "wall", "cpu"
 		for (i = 0; i < n; i++) {
 			name = order[i]
-			if (name !~ /\/tool$/) continue
-			ref = name; sub(/\/tool$/, (name ~ /^BenchmarkGlob/) ? "/fd" : "/rg_head", ref)
+			if (name !~ /\/tool(_sorted)?$/) continue
+			ref = name
+			if (name ~ /\/tool_sorted$/) sub(/\/tool_sorted$/, "/rg_sorted_head", ref)
+			else sub(/\/tool$/, (name ~ /^BenchmarkGlob/) ? "/fd" : "/rg_head", ref)
 			if (!(ref in seen)) continue
 			for (r = 0; r < rounds; r++) if (((r, ref) in wall) && wall[r, ref] > 0) {
 				keep(name, wall[r, name] / wall[r, ref], rw, rwhi)

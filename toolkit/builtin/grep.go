@@ -45,8 +45,10 @@ type GrepOptions struct {
 	// Backend reads the files; nil means a LocalBackend.
 	Backend Backend
 	// Engine picks the search engine: EngineAuto (also for ""), EngineGo
-	// or EngineRg. Both engines give the same results; rg is faster on
-	// large trees.
+	// or EngineRg. Both engines give the same results, in the same order
+	// (rg is faster on large trees), but for content cut at the call's
+	// head_limit without sort "path": rg then gives the first lines its
+	// threads find, the pure-Go engine the first in path order.
 	Engine string
 	// RgPath is the rg executable; empty means "rg" looked up in PATH.
 	RgPath string
@@ -92,7 +94,8 @@ var grepSchema = json.RawMessage(`{
     "-C": {"type": "integer", "minimum": 0, "description": "Lines of context before and after each match (content mode)."},
     "multiline": {"type": "boolean", "description": "Let the pattern span lines: . matches a newline and \\n may be used. Default false."},
     "head_limit": {"type": "integer", "minimum": 0, "description": "Return at most this many output entries (lines in content mode, files otherwise). Default 250; 0 means no limit."},
-    "offset": {"type": "integer", "minimum": 0, "description": "Skip this many output entries first, to page through long results. Default 0."}
+    "offset": {"type": "integer", "minimum": 0, "description": "Skip this many output entries first, to page through long results. Default 0."},
+    "sort": {"type": "string", "enum": ["found", "path"], "description": "Order of content lines when the search stops at head_limit: \"found\" (default), the fastest, as ripgrep finds them on every core, which may change from call to call; \"path\", by file path, stable from call to call, for paging with offset. Complete results are always in path order."}
   },
   "required": ["pattern"],
   "additionalProperties": false
@@ -105,7 +108,8 @@ func (g *Grep) Spec() toolkit.Spec {
 		Description: "Searches file contents with a regular expression (ripgrep semantics). " +
 			"Respects .gitignore, searches hidden files, skips VCS folders and binary files. " +
 			"Output modes: files_with_matches (default, newest first), content (matching lines as path:line:text), " +
-			"count. Filter with glob or type; page with head_limit and offset. Paths in the output are absolute. " +
+			"count. Filter with glob or type; page with head_limit and offset (content cut at head_limit comes in the order found, " +
+			"fastest; sort \"path\" makes pages stable). Paths in the output are absolute. " +
 			"Use this tool instead of grep or rg in Bash.",
 		InputSchema:     grepSchema,
 		ConcurrencySafe: true,
@@ -158,6 +162,7 @@ type grepInput struct {
 	Multiline  bool   `json:"multiline"`
 	HeadLimit  *int   `json:"head_limit"`
 	Offset     int    `json:"offset"`
+	Sort       string `json:"sort"`
 }
 
 // Call implements toolkit.Caller.
@@ -189,6 +194,11 @@ func (g *Grep) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error
 	if err != nil {
 		return nil, err
 	}
+	switch args.Sort {
+	case "", grepSortFound, grepSortPath:
+	default:
+		return nil, fmt.Errorf("unknown sort %q: use found (the fastest) or path (stable pages)", args.Sort)
+	}
 	limit := DefaultGrepHeadLimit
 	if args.HeadLimit != nil {
 		limit = *args.HeadLimit
@@ -206,7 +216,7 @@ func (g *Grep) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error
 	switch {
 	case target.IsFile && g.binaryFile(ctx, target.Root):
 		// an explicitly named binary file is skipped too
-	case c.stopAfter > 0 && rg != nil:
+	case c.stopAfter > 0 && rg != nil && args.Sort == grepSortPath:
 		// rg reports files in path order and is stopped (killed) as
 		// soon as the collector has enough lines.
 		_, err = rg.Stream(ctx, q, target, c.add)
@@ -214,6 +224,26 @@ func (g *Grep) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error
 			c.reset()
 			err = g.collectAll(ctx, engine, q, target, c)
 		}
+	case c.stopAfter > 0 && rg != nil:
+		// rg searches on every core and is stopped (killed) as soon as
+		// the collector has enough lines, which are then in the order
+		// rg found them (the note says so). When every result came,
+		// they are shown in path order, as the other ways show them.
+		var found []search.FileResult
+		_, err = rg.StreamFound(ctx, q, target, func(f search.FileResult) bool {
+			found = append(found, f)
+			return c.add(f)
+		})
+		if err == nil && !c.stopped {
+			c.reset()
+			slices.SortFunc(found, func(a, b search.FileResult) int { return searchComparePaths(a.Path, b.Path) })
+			for _, f := range found {
+				if !c.add(f) {
+					break // not expected: they fitted before
+				}
+			}
+		}
+		c.foundOrder = c.stopped
 	default:
 		err = g.collectAll(ctx, engine, q, target, c)
 	}
@@ -447,9 +477,18 @@ type grepCollector struct {
 	numLines int // matching lines of those files (count and content modes)
 	dropped  int // files withheld
 	stopped  bool
-	prevPath string
-	prevNum  int
+	// foundOrder: the entries are in the order rg found the files, not
+	// in path order (a search stopped at the limit without sort path).
+	foundOrder bool
+	prevPath   string
+	prevNum    int
 }
+
+// Grep's orders of content lines at a limit (the sort input).
+const (
+	grepSortFound = "found"
+	grepSortPath  = "path"
+)
 
 // add takes one file's results and reports whether to go on.
 func (c *grepCollector) add(f search.FileResult) bool {
@@ -548,6 +587,12 @@ func formatGrep(c *grepCollector, limit, offset int) (string, map[string]any) {
 			verb = "is"
 		}
 		fmt.Fprintf(&b, "[offset %d is past the end: there %s %d %s%s in all.]", offset, verb, total, kind, grepPlural(total))
+	case c.stopped && c.foundOrder:
+		// As below, in the order rg's threads found the files: another
+		// call may find others first, so offset pages are not stable.
+		fmt.Fprintf(&b, "\n\n[Showing %ss %d-%d of at least %d (the search stopped there), in the order the search found them, "+
+			"which may change from call to call. Narrow the search with path, glob or type, or page in a stable order "+
+			"with sort \"path\" and offset.]", kind, start+1, end, total)
 	case c.stopped:
 		// The search stopped once it held more entries than offset+limit
 		// (so end < total), at the end of a file: the files after it
@@ -560,6 +605,11 @@ func formatGrep(c *grepCollector, limit, offset int) (string, map[string]any) {
 			fmt.Fprintf(&b, " Use offset %d to see the next ones, or narrow the search with path, glob or type.", end)
 		}
 		b.WriteString("]")
+	}
+	if c.foundOrder {
+		meta["order"] = grepSortFound
+	} else if q.Mode == search.ModeContent {
+		meta["order"] = grepSortPath
 	}
 	if c.stopped {
 		meta["stopped_at_limit"] = true

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -360,8 +362,19 @@ func TestGrepEnginesAgree(t *testing.T) {
 	goTool := NewGrep(GrepOptions{Cwd: root, Engine: EngineGo})
 	rgTool := NewGrep(GrepOptions{Cwd: root, Engine: EngineRg})
 	for _, q := range queries {
+		// In path order the engines agree on everything. In the default
+		// order they agree wherever the search did not stop at the limit
+		// (complete results are in path order); where rg stopped, it
+		// shows as many lines, the first its threads found.
 		a := callTool(t, context.Background(), goTool, q)
 		b := callTool(t, context.Background(), rgTool, q)
+		if b.meta["order"] == "found" {
+			if b.err != nil || a.err != nil || a.meta["shown_entries"] != b.meta["shown_entries"] || b.meta["stopped_at_limit"] != true {
+				t.Errorf("%v: found order: go %v, rg %v", q, a.meta, b.meta)
+			}
+			q["sort"] = "path"
+			b = callTool(t, context.Background(), rgTool, q)
+		}
 		if (a.err == nil) != (b.err == nil) || a.text != b.text {
 			t.Errorf("%v:\ngo (%v):\n%s\nrg (%v):\n%s", q, a.err, a.text, b.err, b.text)
 			continue
@@ -583,7 +596,7 @@ func TestGrepContentStopsAtLimit(t *testing.T) {
 	var texts []string
 	for _, engine := range grepEngines(t) {
 		g := NewGrep(GrepOptions{Cwd: root, Engine: engine})
-		r := callTool(t, context.Background(), g, map[string]any{"pattern": "needle", "output_mode": "content", "head_limit": 4, "offset": 3})
+		r := callTool(t, context.Background(), g, map[string]any{"pattern": "needle", "output_mode": "content", "head_limit": 4, "offset": 3, "sort": "path"})
 		if r.err != nil {
 			t.Fatal(r.err)
 		}
@@ -611,5 +624,58 @@ func TestGrepContentStopsAtLimit(t *testing.T) {
 	}
 	if len(texts) == 2 && texts[0] != texts[1] {
 		t.Errorf("the engines disagree without a limit")
+	}
+}
+
+// TestGrepFoundOrder: without sort "path", rg's search stops at the
+// limit on every core: the lines shown are real matches (withheld files
+// still left out), as many as asked, with a note and metadata saying the
+// order is the search's; results that all came are in path order.
+func TestGrepFoundOrder(t *testing.T) {
+	if !slices.Contains(grepEngines(t), EngineRg) {
+		t.Skip("rg is not installed")
+	}
+	files := []treeFile{{path: "a/.env", content: "needle 1\nneedle 2\n"}}
+	for i := 0; i < 200; i++ {
+		files = append(files, treeFile{path: fmt.Sprintf("d%d/f%03d.txt", i%5, i), content: "needle 1\nhay\nneedle 2\n"})
+	}
+	root := buildTree(t, files)
+	g := NewGrep(GrepOptions{Cwd: root, Engine: EngineRg})
+	r := callTool(t, context.Background(), g, map[string]any{"pattern": "needle", "output_mode": "content", "head_limit": 10, "offset": 5})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	line := regexp.MustCompile(`^` + regexp.QuoteMeta(root) + `/d[0-4]/f\d{3}\.txt:(1:needle 1|3:needle 2)$`)
+	body, note, _ := strings.Cut(r.text, "\n\n")
+	lines := strings.Split(body, "\n")
+	if len(lines) != 10 {
+		t.Fatalf("%d lines shown, want 10:\n%s", len(lines), r.text)
+	}
+	for _, l := range lines {
+		if !line.MatchString(l) {
+			t.Errorf("not a match of the tree: %q", l)
+		}
+	}
+	if !strings.Contains(note, "in the order the search found them") || !strings.Contains(note, `sort "path"`) {
+		t.Errorf("the note does not say the order is the search's: %q", note)
+	}
+	if r.meta["order"] != "found" || r.meta["stopped_at_limit"] != true || r.meta["shown_entries"] != 10 {
+		t.Errorf("metadata %v", r.meta)
+	}
+	// Every result fits: the default order is path order, the same text
+	// as sort "path".
+	all := map[string]any{"pattern": "needle", "output_mode": "content", "head_limit": 1000}
+	found := callTool(t, context.Background(), g, all)
+	all["sort"] = "path"
+	byPath := callTool(t, context.Background(), g, all)
+	if found.err != nil || byPath.err != nil || found.text != byPath.text || found.meta["order"] != "path" {
+		t.Errorf("complete results differ by order:\n%s\n---\n%s\n%v", found.text, byPath.text, found.meta)
+	}
+	if n := strings.Count(found.text, root+"/d"); n != 400 {
+		t.Errorf("%d lines, want 400", n)
+	}
+	// An unknown order is refused, saying which there are.
+	if r := callTool(t, context.Background(), g, map[string]any{"pattern": "needle", "output_mode": "content", "sort": "size"}); r.err == nil || !strings.Contains(r.err.Error(), "found") {
+		t.Errorf("sort \"size\": %v", r.err)
 	}
 }

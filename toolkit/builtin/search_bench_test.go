@@ -107,11 +107,12 @@ func benchShell(b *testing.B, script string) {
 }
 
 // BenchmarkGrepLimit measures the Grep tool's rg engine on the first
-// DefaultGrepHeadLimit matching lines of a literal over GOROOT/src,
-// next to `rg -n LITERAL | head -250` (the target is at most 1.2x) and
-// to `rg --sort path` piped the same way, which gives the lines Grep
-// shows: Grep lists lines in path order, so rg must walk sorted, on one
-// thread. The literals go from dense (the limit is reached in a few
+// DefaultGrepHeadLimit matching lines of a literal over GOROOT/src:
+// "tool", in the default order (rg on every core, stopped at the limit),
+// next to `rg -n LITERAL | head -250` (the target is at most 1.2x), and
+// "tool_sorted", with sort "path" (stable pages: rg walks sorted, on one
+// thread), next to `rg --sort path` piped the same way, which gives the
+// same lines. The literals go from dense (the limit is reached in a few
 // files) to absent (the whole tree is searched, nothing stops early).
 // Each sub-benchmark also reports its processor time (cpu-ms/op): the
 // first lines in path order can take more work to find than the first
@@ -130,6 +131,16 @@ func BenchmarkGrepLimit(b *testing.B) {
 		b.Run(name+"/tool", func(b *testing.B) {
 			g := NewGrep(GrepOptions{Cwd: src, Engine: EngineRg})
 			in := map[string]any{"pattern": regexp.QuoteMeta(lit), "output_mode": "content"}
+			defer reportCPU(b)()
+			for n := 0; n < b.N; n++ {
+				if r := callTool(b, context.Background(), g, in); r.err != nil {
+					b.Fatal(r.err)
+				}
+			}
+		})
+		b.Run(name+"/tool_sorted", func(b *testing.B) {
+			g := NewGrep(GrepOptions{Cwd: src, Engine: EngineRg})
+			in := map[string]any{"pattern": regexp.QuoteMeta(lit), "output_mode": "content", "sort": "path"}
 			defer reportCPU(b)()
 			for n := 0; n < b.N; n++ {
 				if r := callTool(b, context.Background(), g, in); r.err != nil {

@@ -145,6 +145,13 @@ func (s *RgEngine) Stream(ctx context.Context, q *Query, t Target, each func(Fil
 	return stopped, err
 }
 
+// StreamFound is Stream without the sorted walk: rg searches on every
+// core and hands over each file as it finishes it, in an order that may
+// change from run to run. It stops rg as Stream does.
+func (s *RgEngine) StreamFound(ctx context.Context, q *Query, t Target, each func(FileResult) bool) (stopped bool, err error) {
+	return s.run(ctx, q, t, false, each)
+}
+
 // run starts rg, hands each file's results to each until it returns
 // false, and then kills rg. It reports whether it stopped rg that way.
 func (s *RgEngine) run(ctx context.Context, q *Query, t Target, sorted bool, each func(FileResult) bool) (stopped bool, err error) {
