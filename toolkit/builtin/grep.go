@@ -205,9 +205,9 @@ func (g *Grep) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error
 	}
 	c := &grepCollector{q: q, lineNums: args.LineNums == nil || *args.LineNums, paths: g.paths, pc: permissionFrom(ctx)}
 	if q.Mode == search.ModeContent && limit > 0 && !target.IsFile {
-		// Content entries are lines in path order, so the call shows the
-		// first offset+limit of them and needs one more only to know
-		// that there are more. (files_with_matches lists files newest
+		// Content entries are lines (in path order, or in the order the
+		// search finds them), so the call shows the first offset+limit
+		// of them and needs one more only to know that there are more. (files_with_matches lists files newest
 		// first and count totals every file: both need every result. A
 		// single file is read whole anyway, so its total stays exact.)
 		c.stopAfter = args.Offset + limit
