@@ -1,5 +1,7 @@
 package bash
 
+import "strings"
+
 // SurelyUnanalysable reports, from the command's text alone and without
 // parsing it, that Parse would find the script unanalysable: outside
 // single quotes it holds a command substitution or an arithmetic
@@ -66,11 +68,11 @@ func SurelyUnanalysable(command string) bool {
 		case '\\':
 			i++
 		case '\'':
-			j := indexByteFrom(command, '\'', i+1)
+			j := strings.IndexByte(command[i+1:], '\'')
 			if j < 0 {
 				return false // unterminated: left to the parse
 			}
-			i = j
+			i += j + 1
 		case '"':
 			state = double
 		case '`':
@@ -133,14 +135,4 @@ func compoundStart(text string) bool {
 		}
 	}
 	return false
-}
-
-// indexByteFrom is the index of the first c in s at or after from, or -1.
-func indexByteFrom(s string, c byte, from int) int {
-	for i := from; i < len(s); i++ {
-		if s[i] == c {
-			return i
-		}
-	}
-	return -1
 }
