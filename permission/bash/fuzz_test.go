@@ -19,6 +19,7 @@ func FuzzAnalyze(f *testing.F) {
 		"cat a > b && ls 2>&1 | grep x", "npm test &> log; echo 'x' >> y", "sort < in > out",
 		"ls \"$(id)\" '$(id)'", "a=(1 2) ls", "echo \\$(x) # $(y)", "ls; while read x; do :; done",
 		"cat <<'E'\n$(x)\nE", "echo $'\\'$(x)'", "f() { ls; }", "[[ -f x ]] && ls",
+		"cat <&for\nls", "ls >|if\nx",
 	} {
 		f.Add(s)
 	}

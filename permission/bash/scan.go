@@ -97,6 +97,13 @@ func SurelyUnanalysable(command string) bool {
 					if c == '<' {
 						return false // a here-document or here-string: left to the parse
 					}
+				case '&', '|':
+					// >&, <&, >|: one redirection operator, not a
+					// separator; the word after it is its target, where
+					// no command starts.
+					if command[i+1] == '&' || c == '>' {
+						i++
+					}
 				}
 			}
 		case '(':

@@ -44,6 +44,13 @@ func TestSurelyUnanalysable(t *testing.T) {
 		{`echo $"$(x)"`, false},
 		{"echo 'unterminated $(x)", false},
 		{"forx in", false},
+		// >&, <& and >| are redirections: a keyword after them is a target.
+		{"cat <&for\nls", false},
+		{"ls >&if\nx", false},
+		{"ls >|for\nx", false},
+		{"ls 2>&1; for x in a; do :; done", true},
+		{"ls |& for x in a; do :; done", true},
+		{"ls &>x; if true; then ls; fi", true},
 		{`echo "$$("`, false},
 		{`echo "$$$(id)"`, true},
 		{"", false},

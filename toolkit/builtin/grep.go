@@ -590,9 +590,13 @@ func formatGrep(c *grepCollector, limit, offset int) (string, map[string]any) {
 	case c.stopped && c.foundOrder:
 		// As below, in the order rg's threads found the files: another
 		// call may find others first, so offset pages are not stable.
+		again := ""
+		if start > 0 {
+			again = " This page may repeat or miss lines of the pages before it."
+		}
 		fmt.Fprintf(&b, "\n\n[Showing %ss %d-%d of at least %d (the search stopped there), in the order the search found them, "+
-			"which may change from call to call. Narrow the search with path, glob or type, or page in a stable order "+
-			"with sort \"path\" and offset.]", kind, start+1, end, total)
+			"which may change from call to call.%s Narrow the search with path, glob or type, or page in a stable order "+
+			"with sort \"path\" and offset, from offset 0.]", kind, start+1, end, total, again)
 	case c.stopped:
 		// The search stopped once it held more entries than offset+limit
 		// (so end < total), at the end of a file: the files after it

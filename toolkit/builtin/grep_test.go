@@ -656,8 +656,13 @@ func TestGrepFoundOrder(t *testing.T) {
 			t.Errorf("not a match of the tree: %q", l)
 		}
 	}
-	if !strings.Contains(note, "in the order the search found them") || !strings.Contains(note, `sort "path"`) {
-		t.Errorf("the note does not say the order is the search's: %q", note)
+	if !strings.Contains(note, "in the order the search found them") || !strings.Contains(note, `sort "path"`) ||
+		!strings.Contains(note, "may repeat or miss lines of the pages before it") {
+		t.Errorf("the note does not say the order is the search's, and what that means for a later page: %q", note)
+	}
+	first := callTool(t, context.Background(), g, map[string]any{"pattern": "needle", "output_mode": "content", "head_limit": 10})
+	if strings.Contains(first.text, "pages before it") {
+		t.Errorf("a first page warns of pages before it: %q", first.text)
 	}
 	if r.meta["order"] != "found" || r.meta["stopped_at_limit"] != true || r.meta["shown_entries"] != 10 {
 		t.Errorf("metadata %v", r.meta)
