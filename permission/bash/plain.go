@@ -440,10 +440,6 @@ func (w *walker) plainScript(cmds []plainCommand) {
 // command returns the Command the walker resolves c into: the one
 // allocated with its words, holding its text and assignments.
 func (c *plainCommand) command() *Command {
-	cmd := c.cmd
-	if cmd == nil {
-		cmd = &Command{}
-	}
-	cmd.Text, cmd.Assigns = c.text, c.assigns
-	return cmd
+	c.cmd.Text, c.cmd.Assigns = c.text, c.assigns
+	return c.cmd
 }

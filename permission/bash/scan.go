@@ -40,13 +40,11 @@ func SurelyUnanalysable(command string) bool {
 			case '`':
 				return true
 			case '$':
-				if i+1 < len(command) {
-					switch command[i+1] {
-					case '(':
-						return true
-					case '$':
-						i++ // $$, the shell's process ID: "$$(" is literal after it
-					}
+				switch byteAfter(command, i) {
+				case '(':
+					return true
+				case '$':
+					i++ // $$, the shell's process ID: "$$(" is literal after it
 				}
 			}
 			continue
@@ -78,33 +76,26 @@ func SurelyUnanalysable(command string) bool {
 		case '`':
 			return true
 		case '$':
-			if i+1 < len(command) {
-				switch command[i+1] {
-				case '(':
-					return true
-				case '$':
-					i++ // $$, the shell's process ID
-				case '\'', '"':
-					return false // $'...' (with its own escapes), $"...": left to the parse
-				}
+			// As in double quotes, but for $'...' and $"...".
+			switch byteAfter(command, i) {
+			case '(':
+				return true
+			case '$':
+				i++ // $$, the shell's process ID
+			case '\'', '"':
+				return false // $'...' (with its own escapes), $"...": left to the parse
 			}
 		case '<', '>':
-			if i+1 < len(command) {
-				switch command[i+1] {
-				case '(':
-					return true
-				case '<':
-					if c == '<' {
-						return false // a here-document or here-string: left to the parse
-					}
-				case '&', '|':
-					// >&, <&, >|: one redirection operator, not a
-					// separator; the word after it is its target, where
-					// no command starts.
-					if command[i+1] == '&' || c == '>' {
-						i++
-					}
-				}
+			switch next := byteAfter(command, i); {
+			case next == '(':
+				return true
+			case c == '<' && next == '<':
+				return false // a here-document or here-string: left to the parse
+			case next == '&', c == '>' && next == '|':
+				// >&, <&, >|: one redirection operator, not a separator;
+				// the word after it is its target, where no command
+				// starts.
+				i++
 			}
 		case '(':
 			return true // not after $, < or >: a subshell, a function, an array
@@ -142,4 +133,13 @@ func compoundStart(text string) bool {
 		}
 	}
 	return false
+}
+
+// byteAfter returns the byte of s after index i, or 0 at the end (a NUL
+// in s stands for nothing the scan looks for either).
+func byteAfter(s string, i int) byte {
+	if i+1 < len(s) {
+		return s[i+1]
+	}
+	return 0
 }

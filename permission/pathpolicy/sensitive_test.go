@@ -100,22 +100,30 @@ func TestCleanSegs(t *testing.T) {
 // cleanSegs and the index, and the general way) answers as trying every
 // entry with path.Match on the cleaned, lower-cased path does.
 func TestSensitiveMatchesReference(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
+	agreeWithReference(t, "Sensitive", 50_000, rand.New(rand.NewPCG(5, 6)), randomPath,
+		func(p *Policy, name string) bool { _, ok := p.Sensitive(name); return ok }, referenceSensitive)
+}
+
+// agreeWithReference checks fast against reference on n inputs that gen
+// makes, for each of testPolicies, and that the first two policies
+// judge a fair share of them each way (else the inputs no longer tell
+// the two apart).
+func agreeWithReference(t *testing.T, what string, n int, rng *rand.Rand, gen func(*rand.Rand) string, fast, reference func(*Policy, string) bool) {
+	t.Helper()
 	for i, p := range testPolicies() {
-		const n = 50_000
 		yes := 0
 		for range n {
-			name := randomPath(rng)
-			_, got := p.Sensitive(name)
-			if want := referenceSensitive(p, name); got != want {
-				t.Fatalf("policy %d: Sensitive(%q) = %v, trying every entry says %v", i, name, got, want)
+			in := gen(rng)
+			got := fast(p, in)
+			if want := reference(p, in); got != want {
+				t.Fatalf("policy %d: %s(%q) = %v, the reference says %v", i, what, in, got, want)
 			}
 			if got {
 				yes++
 			}
 		}
 		if i < 2 && (yes < n/20 || yes > n*19/20) {
-			t.Errorf("policy %d: %d of %d paths sensitive: the test no longer tells the ways apart", i, yes, n)
+			t.Errorf("policy %d: %s says yes to %d of %d inputs: the test no longer tells the ways apart", i, what, yes, n)
 		}
 	}
 }
@@ -203,38 +211,28 @@ var globParts = []string{"*", "?", "*.go", "*.md", ".*", ".e*", ".env*", "[.]env
 // as it did before globSegs, on random globs mixing sensitiveParts and
 // globParts.
 func TestPatternMaySensitiveMatchesReference(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 10))
-	for i, p := range testPolicies() {
-		const n = 20_000
-		yes := 0
-		for range n {
-			var b strings.Builder
-			if rng.IntN(2) == 0 {
-				b.WriteByte('/')
-			}
-			for j := range 1 + rng.IntN(5) {
-				if j > 0 {
-					b.WriteByte('/')
-				}
-				if rng.IntN(2) == 0 {
-					b.WriteString(globParts[rng.IntN(len(globParts))])
-				} else {
-					b.WriteString(sensitiveParts[rng.IntN(len(sensitiveParts))])
-				}
-			}
-			glob := b.String()
-			got := p.patternMaySensitive(glob)
-			if want := referencePatternMaySensitive(p, glob); got != want {
-				t.Fatalf("policy %d: patternMaySensitive(%q) = %v, before %v", i, glob, got, want)
-			}
-			if got {
-				yes++
-			}
+	agreeWithReference(t, "patternMaySensitive", 20_000, rand.New(rand.NewPCG(9, 10)), randomGlob,
+		(*Policy).patternMaySensitive, referencePatternMaySensitive)
+}
+
+// randomGlob joins a few segments, each from globParts or
+// sensitiveParts, absolute or not.
+func randomGlob(rng *rand.Rand) string {
+	var b strings.Builder
+	if rng.IntN(2) == 0 {
+		b.WriteByte('/')
+	}
+	for j := range 1 + rng.IntN(5) {
+		if j > 0 {
+			b.WriteByte('/')
 		}
-		if i < 2 && (yes < n/20 || yes > n*19/20) {
-			t.Errorf("policy %d: %d of %d globs may be sensitive: the test no longer tells the ways apart", i, yes, n)
+		if rng.IntN(2) == 0 {
+			b.WriteString(globParts[rng.IntN(len(globParts))])
+		} else {
+			b.WriteString(sensitiveParts[rng.IntN(len(sensitiveParts))])
 		}
 	}
+	return b.String()
 }
 
 func FuzzPatternMaySensitive(f *testing.F) {

@@ -95,10 +95,14 @@ func (b *Bash) cwd(pc *permission.Context) string {
 	return ""
 }
 
+// env is where the command runs, for the analysis. Only the modes
+// accept_edits and dont_ask allow edits inside the working directories
+// by themselves (CheckPermissions); in the others the analysis leaves
+// out the step that looks for them.
 func (b *Bash) env(pc *permission.Context) shell.Env {
-	env := shell.Env{Cwd: b.cwd(pc)}
+	env := shell.Env{Cwd: b.cwd(pc), NoEdits: true}
 	if pc != nil {
-		env.WorkingDirs = pc.WorkingDirs
+		env.WorkingDirs, env.NoEdits = pc.WorkingDirs, !editsAllowed(pc.Mode)
 	}
 	return env
 }
@@ -117,13 +121,8 @@ type bashReport struct {
 // report analyses the command. Within one permission decision the
 // read-only verdict, the tool's own check and the rule coverage share
 // one analysis (permission.Context.Shared); never across decisions.
-//
-// Only the modes accept_edits and dont_ask allow edits inside the
-// working directories by themselves (CheckPermissions); in the others,
-// the analysis leaves out the step that looks for them.
 func (b *Bash) report(in toolkit.Input, pc *permission.Context) *shell.Report {
 	command, env := in.String("command"), b.env(pc)
-	env.NoEdits = pc == nil || !editsAllowed(pc.Mode)
 	shared := pc.Shared(b, func() any {
 		return &bashReport{command: command, cwd: env.Cwd, noEdits: env.NoEdits, report: b.analyzer.Analyze(command, env)}
 	}).(*bashReport)

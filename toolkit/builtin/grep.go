@@ -194,11 +194,6 @@ func (g *Grep) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error
 	if err != nil {
 		return nil, err
 	}
-	switch args.Sort {
-	case "", grepSortFound, grepSortPath:
-	default:
-		return nil, fmt.Errorf("unknown sort %q: use found (the fastest) or path (stable pages)", args.Sort)
-	}
 	limit := DefaultGrepHeadLimit
 	if args.HeadLimit != nil {
 		limit = *args.HeadLimit
@@ -207,9 +202,10 @@ func (g *Grep) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error
 	if q.Mode == search.ModeContent && limit > 0 && !target.IsFile {
 		// Content entries are lines (in path order, or in the order the
 		// search finds them), so the call shows the first offset+limit
-		// of them and needs one more only to know that there are more. (files_with_matches lists files newest
-		// first and count totals every file: both need every result. A
-		// single file is read whole anyway, so its total stays exact.)
+		// of them and needs one more only to know that there are more.
+		// (files_with_matches lists files newest first and count totals
+		// every file: both need every result. A single file is read
+		// whole anyway, so its total stays exact.)
 		c.stopAfter = args.Offset + limit
 	}
 	rg, _ := engine.(*search.RgEngine)
@@ -236,12 +232,7 @@ func (g *Grep) run(ctx context.Context, in toolkit.Input) (*toolkit.Chunk, error
 		})
 		if err == nil && !c.stopped {
 			c.reset()
-			slices.SortFunc(found, func(a, b search.FileResult) int { return searchComparePaths(a.Path, b.Path) })
-			for _, f := range found {
-				if !c.add(f) {
-					break // not expected: they fitted before
-				}
-			}
+			c.addInPathOrder(found)
 		}
 		c.foundOrder = c.stopped
 	default:
@@ -285,15 +276,26 @@ func (g *Grep) collectAll(ctx context.Context, engine grepEngine, q *search.Quer
 			}
 			return searchComparePaths(a.Path, b.Path)
 		})
-	} else {
-		slices.SortFunc(found, func(a, b search.FileResult) int { return searchComparePaths(a.Path, b.Path) })
+		c.addAll(found)
+		return nil
 	}
+	c.addInPathOrder(found)
+	return nil
+}
+
+// addInPathOrder sorts results by path and hands them to c.
+func (c *grepCollector) addInPathOrder(found []search.FileResult) {
+	slices.SortFunc(found, func(a, b search.FileResult) int { return searchComparePaths(a.Path, b.Path) })
+	c.addAll(found)
+}
+
+// addAll hands results to c, in their order, until it has enough.
+func (c *grepCollector) addAll(found []search.FileResult) {
 	for _, f := range found {
 		if !c.add(f) {
-			break
+			return
 		}
 	}
-	return nil
 }
 
 // buildGrepQuery checks and normalises the input.
@@ -311,6 +313,11 @@ func buildGrepQuery(a *grepInput) (*search.Query, error) {
 	}
 	if a.HeadLimit != nil && *a.HeadLimit < 0 || a.Offset < 0 {
 		return nil, errors.New("head_limit and offset must not be negative")
+	}
+	switch a.Sort {
+	case "", grepSortFound, grepSortPath:
+	default:
+		return nil, fmt.Errorf("unknown sort %q: use found (the fastest) or path (stable pages)", a.Sort)
 	}
 	if q.Mode == search.ModeContent {
 		for _, n := range []*int{a.Before, a.After, a.Context} {
