@@ -247,6 +247,9 @@ func BenchmarkBashEngineCheckCold(b *testing.B) {
 		}{
 			{"ls", permission.ModeDefault},
 			{"cat README.md", permission.ModeDefault},
+			// The engine median's typical command: one path, a write
+			// that asks (bench/README profiles it).
+			{"touch file.txt", permission.ModeDefault},
 			{"git push", permission.ModeDefault},
 			// Asks, with suggestions whose coverage is checked.
 			{"npm run build", permission.ModeDefault},
