@@ -317,8 +317,15 @@ func within(p, dir string) bool {
 	if p == dir || dir == "/" {
 		return true
 	}
-	// p starts with dir (without its trailing slash) and a slash, said
-	// without building that string: a long dir would allocate it.
-	d := strings.TrimSuffix(dir, "/")
-	return len(p) > len(d) && p[len(d)] == '/' && p[:len(d)] == d
+	return below(p, strings.TrimSuffix(dir, "/"))
 }
+
+// below reports whether p is strictly below dir, a path without a
+// trailing slash: dir, then a slash and more. It builds no string (a
+// long dir would allocate dir+"/").
+func below(p, dir string) bool {
+	return len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
+}
+
+// atOrBelow reports whether p is dir or below it (see below).
+func atOrBelow(p, dir string) bool { return p == dir || below(p, dir) }

@@ -397,6 +397,15 @@ func TestWithin(t *testing.T) {
 			if got := within(p, dir); got != want {
 				t.Errorf("within(%q, %q) = %v, want %v", p, dir, got, want)
 			}
+			if strings.HasSuffix(dir, "/") {
+				continue // below and atOrBelow take dir without a trailing slash
+			}
+			if got, want := below(p, dir), strings.HasPrefix(p, dir+"/"); got != want {
+				t.Errorf("below(%q, %q) = %v, want %v", p, dir, got, want)
+			}
+			if got, want := atOrBelow(p, dir), p == dir || strings.HasPrefix(p, dir+"/"); got != want {
+				t.Errorf("atOrBelow(%q, %q) = %v, want %v", p, dir, got, want)
+			}
 		}
 	}
 }

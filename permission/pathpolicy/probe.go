@@ -44,8 +44,7 @@ func (p *Policy) warmDir(dir string) {
 // link: the probed directory or one of its parents (except "/"), when
 // every component of the directory was found so.
 func (m *lookups) probedDir(name string) bool {
-	return m.dirProbe == probeDirOK && len(name) > 1 && strings.HasPrefix(m.dir, name) &&
-		(len(name) == len(m.dir) || m.dir[len(name)] == '/')
+	return m.dirProbe == probeDirOK && len(name) > 1 && atOrBelow(m.dir, name)
 }
 
 // isNoLink reports a path the probe found to be a directory or missing,
@@ -56,8 +55,7 @@ func (m *lookups) probedDir(name string) bool {
 // stopped at). Resolving such a path gives itself, and what lies below
 // it is asked about as usual.
 func (m *lookups) isNoLink(name string) bool {
-	return m.dirProbe == probeMissing && len(name) > 1 && len(name) < len(m.dir) &&
-		m.dir[len(name)] == '/' && strings.HasPrefix(m.dir, name)
+	return m.dirProbe == probeMissing && len(name) > 1 && below(m.dir, name)
 }
 
 func (m *lookups) knownLstat(name string) bool {
@@ -114,13 +112,13 @@ func (m *lookups) lstatFails(name string) bool {
 
 // holds reports a path at or below a.
 func (a absentResult) holds(name string) bool {
-	return name == a.name || len(name) > len(a.name) && name[len(a.name)] == '/' && strings.HasPrefix(name, a.name)
+	return atOrBelow(name, a.name)
 }
 
 // fails reports a path whose Lstat fails: below a, or a itself when
 // missing.
 func (a absentResult) fails(name string) bool {
-	return name == a.name && a.missing || len(name) > len(a.name) && name[len(a.name)] == '/' && strings.HasPrefix(name, a.name)
+	return name == a.name && a.missing || below(name, a.name)
 }
 
 // probeable reports a directory warmDir may probe: clean, absolute, not

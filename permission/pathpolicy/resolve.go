@@ -36,7 +36,7 @@ func (p *Policy) resolve(abs, cwd string, depth int) (string, bool) {
 		// probe of it answers for all its components (see warmDir), and
 		// when it is missing, for every path below it. (The directory
 		// ScopedIn was given is known to be probeable.)
-		if !m.warmed && strings.HasPrefix(abs, cwd) && (len(abs) == len(cwd) || abs[len(cwd)] == '/') &&
+		if !m.warmed && atOrBelow(abs, cwd) &&
 			(cwd != "" && cwd == m.dir || probeable(cwd)) {
 			p.warmDir(cwd)
 		}
@@ -102,7 +102,7 @@ func (p *Policy) resolve(abs, cwd string, depth int) (string, bool) {
 		} else {
 			next = path.Join(resolved, part)
 		}
-		if absent != "" && len(next) > len(absent) && next[len(absent)] == '/' && strings.HasPrefix(next, absent) {
+		if absent != "" && below(next, absent) {
 			resolved = next
 			continue
 		}
@@ -282,7 +282,7 @@ const maxLookups = 64
 func (p *Policy) Lstat(name string) (fs.FileMode, error) { return p.lstat(name) }
 
 func (p *Policy) lstat(name string) (fs.FileMode, error) {
-	if m := p.memo; m != nil && !m.warmed && m.dir != "" && strings.HasPrefix(name, m.dir) && (len(name) == len(m.dir) || name[len(m.dir)] == '/') {
+	if m := p.memo; m != nil && !m.warmed && m.dir != "" && atOrBelow(name, m.dir) {
 		p.warmDir(m.dir)
 	}
 	if p.memo != nil {
