@@ -4,10 +4,10 @@ GO      ?= go
 BIN     ?= bin/wasmtools
 FUZZTIME ?= 20s
 
-.PHONY: help build test bench lint fuzz plugins plugins-clean clean
+.PHONY: help build test test-long bench lint fuzz plugins plugins-clean clean
 
 help: ## List the targets.
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
 
 build: ## Build the CLI into bin/.
 	$(GO) build -o $(BIN) ./cmd/wasmtools
@@ -16,14 +16,32 @@ build: ## Build the CLI into bin/.
 # of the root does not reach them.
 SUBMODULES := abi sdk-guest
 
-test: ## Run every test with the race detector (the README's test command).
-	$(GO) test -race ./...
-	cd sdk-guest && $(GO) test -race ./...
-	cd examples && $(GO) test -race ./...
-	@# Without the race detector: the hot-reload stress test at full size
-	@# (the detector makes 100 replacements too slow) and the resident
-	@# memory test (its shadow memory makes RSS meaningless).
-	$(GO) test -count=1 -run '^(TestFolderReplaceUnderLoad|TestMemoryReturned)$$' ./host
+# Every test pass goes through internal/cmd/testrun: a line per package
+# with its time, the output of failing tests only, a clear message for a
+# package past its -timeout, the slowest tests, a closing count, and a
+# report in build/test-report/ (.ci/run prints them all at the end).
+# Under CI=true a skipped test fails unless .ci/allowed-skips lists it.
+TESTRUN = $(GO) run ./internal/cmd/testrun -allowed-skips .ci/allowed-skips
+# Tests that measure volume or resident memory: the race detector's
+# shadow memory and tenfold slower Go code distort them and add nothing
+# (one call at a time), so make test runs them without it.
+NORACE_TESTS := ^(TestMemoryReturned|TestResourceCaps)$$
+# Soak scenarios at full size (with -short they run smaller in make test).
+LONG_TESTS := ^(TestFolderReplaceUnderLoad)$$
+# Each pass's -timeout is about three times its slowest package on a
+# busy 2-core machine: past it, testrun names the tests still running.
+RACE_TIMEOUT   ?= 9m
+NORACE_TIMEOUT ?= 3m
+LONG_TIMEOUT   ?= 6m
+
+test: ## Run every test: with the race detector and -short, then the volume tests without it (the README's test command).
+	$(TESTRUN) -name race -- -race -short -timeout $(RACE_TIMEOUT) -skip '$(NORACE_TESTS)' ./...
+	$(TESTRUN) -name race-sdk-guest -C sdk-guest -- -race -short -timeout $(RACE_TIMEOUT) ./...
+	$(TESTRUN) -name race-examples -C examples -- -race -short -timeout $(RACE_TIMEOUT) ./...
+	$(TESTRUN) -name norace -- -short -count=1 -timeout $(NORACE_TIMEOUT) -run '$(NORACE_TESTS)' ./host
+
+test-long: ## Run the soak scenarios at full size (CI runs this after make test).
+	$(TESTRUN) -name long -- -count=1 -timeout $(LONG_TIMEOUT) -run '$(LONG_TESTS)' ./host
 
 bench: ## Run the benchmarks (figures, not pass/fail).
 	$(GO) test -run '^$$' -bench . -benchmem ./...
@@ -96,8 +114,10 @@ $(NPM_WASM): $(PLUGIN_OUT)/%.wasm: $$(shell find plugins/$$*/assembly plugins/$$
 	@cd plugins/$* && npm ci --no-audit --no-fund --loglevel=error >/dev/null && npm run --silent build
 	@cp plugins/$*/build/$*.wasm $@
 
-plugins-clean: ## Remove built plugins and the tests' plugin and compiled-code caches.
+plugins-clean: ## Remove built plugins and the tests' plugin and compiled-code caches (here and in ~/.cache/wasmtools-tests).
 	rm -rf $(PLUGIN_OUT) build/test-plugins build/compile-cache build/precompile
+	@# os.UserCacheDir on Linux; on macOS the folder is ~/Library/Caches/wasmtools-tests.
+	rm -rf "$${WASMTOOLS_TEST_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/wasmtools-tests}"
 
 clean: ## Remove build output.
 	rm -rf bin

@@ -247,10 +247,10 @@ func TestFolderWatch(t *testing.T) {
 	eventually(t, "group plugin serves once the clash is gone", served("version 5"))
 }
 
-// TestFolderReplaceUnderLoad replaces a plugin 100 times (20 under the
-// race detector), with a broken version now and then, while 8 goroutines
-// call it: no call may fail, the heap may not grow, and no goroutine may be
-// left behind.
+// TestFolderReplaceUnderLoad replaces a plugin 100 times (20 with -short
+// or under the race detector; make test-long runs it in full), with a
+// broken version now and then, while 8 goroutines call it: no call may
+// fail, the heap may not grow, and no goroutine may be left behind.
 func TestFolderReplaceUnderLoad(t *testing.T) {
 	wasm := versionedWasm(t)
 	h := newTestHost(t)
@@ -282,7 +282,7 @@ func TestFolderReplaceUnderLoad(t *testing.T) {
 		}
 		var heapAt10, heapAtEnd uint64
 		replacements := 100
-		if raceEnabled {
+		if testing.Short() || raceEnabled {
 			replacements = 20
 		}
 		for i := 1; i <= replacements; i++ {

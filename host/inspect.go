@@ -114,7 +114,10 @@ func (h *Host) Inspect(ctx context.Context, path string, cfg Config, opts ...Ins
 		r.Problem = "not a valid WebAssembly module: " + err.Error()
 		return r, nil
 	}
-	rt := wazero.NewRuntime(ctx)
+	// The interpreter decodes and validates as the compiler does, at a
+	// fraction of the cost: only the module's shape is read here, and
+	// the load below compiles it (or takes it from the cache).
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
 	defer rt.Close(ctx)
 	m, err := rt.CompileModule(ctx, wasm)
 	if err != nil {

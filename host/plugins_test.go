@@ -327,7 +327,7 @@ func TestServletModule(t *testing.T) {
 // the schema cache, without an instance, and behaves the same; neither
 // load keeps the code or an instance.
 func TestSchemaCache(t *testing.T) {
-	dir := t.TempDir()
+	dir := testplugins.FreshCache(t) // no schemas yet; compiled code shared
 	path := testplugins.Go(t, "hash")
 	for i := range 2 {
 		h, err := New(Options{CacheDir: dir})

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Under -race, wazero's compiler (instrumented like everything else) takes
@@ -57,15 +58,27 @@ func precompile(t testing.TB, path string) {
 	}
 	root := Root(t)
 	precompiler.once.Do(func() {
-		dir := filepath.Join(root, "build", "precompile")
+		dir := filepath.Join(SharedDir(t), "precompile")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			precompiler.err = err
 			return
 		}
-		// One binary per wazero version, built to a temporary name and
-		// renamed, so that parallel test processes share it.
-		precompiler.path = filepath.Join(dir, "precompile-"+wazeroVersion())
+		// One binary per version of its sources and of wazero, built to a
+		// temporary name and renamed, so that parallel test processes
+		// and later runs share it.
+		sum, err := hashInputs([]string{
+			filepath.Join(root, "plugins", "testdata", "precompile"),
+			filepath.Join(root, "internal", "wasmbin"),
+			filepath.Join(root, "go.sum"),
+		})
+		if err != nil {
+			precompiler.err = err
+			return
+		}
+		precompiler.path = filepath.Join(dir, "precompile-"+wazeroVersion()+"-"+sum[:16])
 		if _, err := os.Stat(precompiler.path); err == nil {
+			now := time.Now()
+			_ = os.Chtimes(precompiler.path, now, now) // in use: not trimmed
 			return
 		}
 		tmp := fmt.Sprintf("%s.%d.tmp", precompiler.path, os.Getpid())

@@ -1,7 +1,8 @@
 // Package testplugins builds the repository's Wasm plugins for tests, once:
-// a build is kept under build/test-plugins, named by a hash of everything it is
-// built from, so test packages (which go test runs in parallel processes)
-// share it and only a change to the sources rebuilds it.
+// a build is kept in the shared test cache (SharedDir), named by a hash of
+// everything it is built from, so test packages (which go test runs in
+// parallel processes), later runs and other clones share it, and only a
+// change to the sources rebuilds it.
 package testplugins
 
 import (
@@ -13,9 +14,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Root returns the repository root (the directory holding go.mod).
@@ -74,7 +77,7 @@ const goLDFlags = "-ldflags=-s -w"
 func goModule(t testing.TB, name, src string, reactor bool) string {
 	t.Helper()
 	root := Root(t)
-	inputs := []string{src, filepath.Join(root, "sdk-guest"), filepath.Join(root, "abi"), filepath.Join(root, "go.mod")}
+	inputs := []string{src, filepath.Join(root, "sdk-guest"), filepath.Join(root, "abi"), filepath.Join(root, "go.mod"), filepath.Join(root, "go.sum")}
 	// The flags are part of the name, so that a change of them is a new
 	// build rather than a stale one found in the cache.
 	return cached(t, root, name+"-"+strings.Trim(goLDFlags, "-= "), inputs, func(out string) *exec.Cmd {
@@ -106,11 +109,12 @@ func AssemblyScript(t testing.TB, name string) string {
 	})
 }
 
-// cached builds into build/test-plugins/NAME-HASH.wasm unless it exists. A
+// cached builds into plugins/NAME-HASH.wasm in the shared test cache
+// unless it exists. The hash covers the inputs and the Go toolchain. A
 // file lock serialises builds across test processes.
 func cached(t testing.TB, root, name string, inputs []string, build func(out string) *exec.Cmd) string {
 	t.Helper()
-	dir := filepath.Join(root, "build", "test-plugins")
+	dir := filepath.Join(SharedDir(t), "plugins")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -120,6 +124,8 @@ func cached(t testing.TB, root, name string, inputs []string, build func(out str
 	}
 	out := filepath.Join(dir, name+"-"+sum[:16]+".wasm")
 	if _, err := os.Stat(out); err == nil {
+		now := time.Now()
+		_ = os.Chtimes(out, now, now) // in use: not trimmed
 		precompile(t, out)
 		return out
 	}
@@ -151,6 +157,7 @@ func cached(t testing.TB, root, name string, inputs []string, build func(out str
 // (files or directories), skipping build output and node_modules.
 func hashInputs(inputs []string) (string, error) {
 	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00", runtime.Version())
 	for _, in := range inputs {
 		var files []string
 		err := filepath.WalkDir(in, func(p string, d fs.DirEntry, err error) error {
@@ -186,17 +193,4 @@ func hashInputs(inputs []string) (string, error) {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// CompileCache returns a compilation cache directory shared by every test
-// of the repository (build/compile-cache): compiled code is keyed by the
-// module's hash and wazero's version, and entries are written atomically,
-// so test processes share it safely and a module compiles once per run.
-func CompileCache(t testing.TB) string {
-	t.Helper()
-	dir := filepath.Join(Root(t), "build", "compile-cache")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
