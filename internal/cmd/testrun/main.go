@@ -260,6 +260,9 @@ func (r *run) packageDone(ev event) {
 		status = "FAIL"
 	}
 	note := ""
+	if slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "(cached)") }) {
+		note = "  (cached: go test's cache had this result)"
+	}
 	if r.timeout > 0 && ev.Elapsed > r.timeout.Seconds()/3 {
 		note = fmt.Sprintf("  (over a third of its %s timeout)", r.timeout)
 	}
