@@ -47,8 +47,9 @@ const configFields = "mode, working_dirs, allow, deny, ask, tools, reset_tools, 
 // attempt to set one there is an unknown-field error).
 //
 // Relative paths (working_dirs, plugins, skills, limits.offload_dir,
-// sandbox.writable, token_file, MCPConfigFiles, File) are relative to Dir;
-// sandbox.writable entries may also start with ~/ for the home directory.
+// sandbox.writable, mcp_servers' cwd, token_file, MCPConfigFiles, File)
+// are relative to Dir; sandbox.writable entries and an MCP server's cwd
+// may also start with ~/ for the home directory.
 // The zero Config is a host with the built-in tools, mode default, the
 // current directory as the working directory and no rules.
 type Config struct {
@@ -258,9 +259,13 @@ type Group struct {
 // MCPServerConfig says how to reach one MCP server, as mcp.ServerConfig
 // does; give Command (a stdio server) or URL (an HTTP server).
 type MCPServerConfig struct {
-	Command      string            `yaml:"command"`
-	Args         []string          `yaml:"args"`
-	Env          map[string]string `yaml:"env"`
+	Command string            `yaml:"command"`
+	Args    []string          `yaml:"args"`
+	Env     map[string]string `yaml:"env"`
+	// Cwd is a stdio server's working directory (relative: to the
+	// configuration file's folder; ~/ is the home folder); empty means
+	// the user's home folder, never the agent's working directory.
+	Cwd          string            `yaml:"cwd"`
 	URL          string            `yaml:"url"`
 	Headers      map[string]string `yaml:"headers"`
 	Stateless    bool              `yaml:"stateless"`
@@ -471,6 +476,23 @@ func (c Config) resolve() (Config, error) {
 	if c.Limits.OffloadDir != "" {
 		c.Limits.OffloadDir = rel(c.Limits.OffloadDir)
 	}
+	if len(c.MCPServers) > 0 {
+		servers := make(map[string]MCPServerConfig, len(c.MCPServers))
+		for name, s := range c.MCPServers {
+			if rest, ok := strings.CutPrefix(s.Cwd, "~/"); ok {
+				home, err := os.UserHomeDir()
+				if err != nil {
+					return c, fmt.Errorf("mcp_servers.%s.cwd %s: %w", name, s.Cwd, err)
+				}
+				s.Cwd = filepath.Join(home, rest)
+			}
+			if s.Cwd != "" {
+				s.Cwd = rel(s.Cwd)
+			}
+			servers[name] = s
+		}
+		c.MCPServers = servers
+	}
 	var writable []string
 	for _, w := range c.Sandbox.Writable {
 		if rest, ok := strings.CutPrefix(w, "~/"); ok {
@@ -508,7 +530,7 @@ func (c *Config) servers() []mcp.ServerConfig {
 	for _, name := range sortedKeys(c.MCPServers) {
 		s := c.MCPServers[name]
 		out = append(out, mcp.ServerConfig{
-			Name: name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers,
+			Name: name, Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Cwd, URL: s.URL, Headers: s.Headers,
 			Stateless: s.Stateless, EnableTools: s.EnableTools, DisableTools: s.DisableTools,
 			Timeout:           time.Duration(s.TimeoutMS) * time.Millisecond,
 			TrustReadOnlyHint: s.TrustReadOnlyHint,

@@ -77,6 +77,7 @@ groups:
   - {name: extra, description: Extra tools., active: true}
 mcp_servers:
   remote: {url: "https://mcp.example.com/mcp", group: extra, timeout_ms: 500}
+  local: {command: node, args: [server.js], cwd: servers}
 limits: {max_result_chars: 1000, offload_dir: results, max_offload_bytes: 4096}
 sandbox: {mode: Required, network: false, writable: [cache]}
 token_file: token
@@ -99,7 +100,7 @@ allow_origins: [https://app.example.com]
 		t.Errorf("grants %+v", c.Grants)
 	case len(c.Groups) != 1 || !c.Groups[0].Active:
 		t.Errorf("groups %+v", c.Groups)
-	case c.MCPServers["remote"].Group != "extra" || c.MCPServers["remote"].TimeoutMS != 500:
+	case c.MCPServers["remote"].Group != "extra" || c.MCPServers["remote"].TimeoutMS != 500 || c.MCPServers["local"].Cwd != "servers":
 		t.Errorf("servers %+v", c.MCPServers)
 	case c.Limits != wasmtools.Limits{MaxResultChars: 1000, OffloadDir: "results", MaxOffloadBytes: 4096}:
 		t.Errorf("limits %+v", c.Limits)

@@ -20,6 +20,7 @@ import (
 	"github.com/wasmtools/wasmtools/skills"
 	"github.com/wasmtools/wasmtools/toolkit"
 	"github.com/wasmtools/wasmtools/toolkit/mcp"
+	"github.com/wasmtools/wasmtools/toolkit/programs"
 	"github.com/wasmtools/wasmtools/toolkit/redisstore"
 )
 
@@ -36,6 +37,9 @@ type Host struct {
 	perm *permission.Context
 	tk   *toolkit.Toolkit
 	sb   *sandbox.Sandbox
+	// programs finds what the host runs itself (rg, bash, MCP servers)
+	// outside every folder tool calls may write.
+	programs *programs.Resolver
 
 	lib    *skills.Library // nil without skill folders
 	viewer *skills.Viewer
@@ -142,7 +146,15 @@ func (h *Host) build(ctx context.Context, servers []mcp.ServerConfig) error {
 		return fmt.Errorf("%ssandbox: %w", cfg.where(), err)
 	}
 	h.sb = sb
-	if err := registerBuiltins(h.tk, sb, cfg.Tools); err != nil {
+	h.programs = programs.FromEnvironment(h.toolWritable())
+	if dropped := h.programs.Dropped(); len(dropped) > 0 {
+		var entries []string
+		for _, d := range dropped {
+			entries = append(entries, fmt.Sprintf("%q %s", d.Dir, d.Reason))
+		}
+		h.log.Info("PATH entries the host runs no program from", "entries", strings.Join(entries, "; "))
+	}
+	if err := registerBuiltins(h.tk, sb, h.programs, cfg.Tools); err != nil {
 		return fmt.Errorf("%stools: %w", cfg.where(), err)
 	}
 	if cfg.Register != nil {
@@ -350,7 +362,10 @@ func (h *Host) connectMCP(ctx context.Context, servers []mcp.ServerConfig) {
 			}
 			registered = now
 		}
-		c, err := mcp.Connect(ctx, s, mcp.ClientOptions{Logger: h.log, OnToolsChanged: follow})
+		if s.Command != "" && s.Dir == "" {
+			s.Dir = h.serverDir()
+		}
+		c, err := mcp.Connect(ctx, s, mcp.ClientOptions{Logger: h.log, OnToolsChanged: follow, Programs: h.programs})
 		if err != nil {
 			h.log.Warn("MCP server not connected", "server", s.Name, "err", err)
 			continue
@@ -359,6 +374,25 @@ func (h *Host) connectMCP(ctx context.Context, servers []mcp.ServerConfig) {
 		h.clients = append(h.clients, c)
 		h.mu.Unlock()
 	}
+}
+
+// toolWritable returns the folders a tool call may write: the working
+// directories and the sandbox's writable paths. (programs.FromEnvironment
+// adds the temporary folder.)
+func (h *Host) toolWritable() []string {
+	return slices.Concat(h.cfg.WorkingDirs, h.cfg.Sandbox.Writable)
+}
+
+// serverDir is the working directory of a stdio MCP server whose
+// configuration names none: the user's home folder, or the root where
+// that lies in a folder tool calls may write. Never the agent's working
+// directory: npx, node and uvx resolve packages from the current folder.
+func (h *Host) serverDir() string {
+	home, err := os.UserHomeDir()
+	if err != nil || !filepath.IsAbs(home) || h.programs.Untrusted(home) {
+		return string(filepath.Separator)
+	}
+	return home
 }
 
 // onChange follows changes of the toolkit: the MCP server, if one was

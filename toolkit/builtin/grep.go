@@ -52,6 +52,8 @@ type GrepOptions struct {
 	Engine string
 	// RgPath is the rg executable; empty means "rg" looked up in PATH.
 	RgPath string
+	// LookPath finds rg (RgPath, or "rg"); nil means exec.LookPath.
+	LookPath func(name string) (string, error)
 	// Workers bounds the pure-Go engine's parallel file reads; 0 means
 	// GOMAXPROCS (at least 2).
 	Workers int
@@ -429,10 +431,15 @@ func (g *Grep) engine() (string, grepEngine, error) {
 }
 
 func (g *Grep) rgPath() (string, error) {
-	if g.opts.RgPath != "" {
-		return exec.LookPath(g.opts.RgPath)
+	lookPath := g.opts.LookPath
+	if lookPath == nil {
+		lookPath = exec.LookPath
 	}
-	return exec.LookPath("rg")
+	name := g.opts.RgPath
+	if name == "" {
+		name = "rg"
+	}
+	return lookPath(name)
 }
 
 // binaryFile reports whether an explicitly named file is binary. Both

@@ -23,6 +23,8 @@ type LocalBackend struct {
 	// commands unconfined. The program must call sandbox.Main first
 	// thing in main, or set the sandbox's helper.
 	Sandbox *sandbox.Sandbox
+	// LookPath finds bash when Shell is empty; nil means exec.LookPath.
+	LookPath func(name string) (string, error)
 }
 
 var _ Backend = (*LocalBackend)(nil)
@@ -31,7 +33,11 @@ func (b *LocalBackend) shell() string {
 	if b.Shell != "" {
 		return b.Shell
 	}
-	if p, err := exec.LookPath("bash"); err == nil {
+	lookPath := b.LookPath
+	if lookPath == nil {
+		lookPath = exec.LookPath
+	}
+	if p, err := lookPath("bash"); err == nil {
 		return p
 	}
 	return "/bin/sh"

@@ -52,6 +52,8 @@ type PowerShellOptions struct {
 	// (PowerShell 7) when it is on PATH, else powershell.exe (Windows
 	// PowerShell 5.1), looked up once.
 	Executable string
+	// LookPath finds pwsh or powershell.exe; nil means exec.LookPath.
+	LookPath func(name string) (string, error)
 }
 
 // PowerShell runs PowerShell commands on the local machine (AgentScope
@@ -75,7 +77,11 @@ type PowerShell struct {
 
 // NewPowerShell returns the PowerShell tool.
 func NewPowerShell(opts PowerShellOptions) *PowerShell {
-	return &PowerShell{opts: opts, lookPath: exec.LookPath}
+	lookPath := opts.LookPath
+	if lookPath == nil {
+		lookPath = exec.LookPath
+	}
+	return &PowerShell{opts: opts, lookPath: lookPath}
 }
 
 var (

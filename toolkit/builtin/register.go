@@ -31,6 +31,12 @@ type Options struct {
 	// Groups puts the tools it names in other groups than Group, e.g.
 	// {"Bash": "shell", "PowerShell": "shell"}.
 	Groups map[string]string
+	// LookPath finds the programs the tools run themselves: rg for Grep,
+	// pwsh for PowerShell, bash for a LocalBackend made by Register. It
+	// is passed to each tool whose options leave theirs nil; nil means
+	// exec.LookPath. A host gives a programs.Resolver's LookPath, which
+	// never finds a program in a folder tool calls may write.
+	LookPath func(name string) (string, error)
 }
 
 // The names of the built-in tools.
@@ -135,6 +141,12 @@ func chosen(opts Options) ([]string, error) {
 
 // newTool makes the built-in tool called name.
 func newTool(name string, opts Options) toolkit.Tool {
+	if opts.Grep.LookPath == nil {
+		opts.Grep.LookPath = opts.LookPath
+	}
+	if opts.PowerShell.LookPath == nil {
+		opts.PowerShell.LookPath = opts.LookPath
+	}
 	switch name {
 	case BashName:
 		return NewBash(opts.Bash)

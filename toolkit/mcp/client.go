@@ -18,6 +18,7 @@ import (
 
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/programs"
 )
 
 // ServerConfig says how to reach one MCP server and which of its tools
@@ -25,10 +26,18 @@ import (
 type ServerConfig struct {
 	// Name names the server in tool names (mcp__NAME__tool).
 	Name string
-	// Command, Args and Env start a stdio server.
+	// Command, Args and Env start a stdio server. Command is found with
+	// ClientOptions.Programs, never in a folder tool calls may write;
+	// Env is added to the host's environment, whose PATH is the
+	// filtered one (Env may set PATH on purpose).
 	Command string
 	Args    []string
 	Env     map[string]string
+	// Dir is the stdio server's working directory. Empty means the
+	// host's own, which for wasmtools serve is the agent's working
+	// directory: the host's Open sets a folder outside the working
+	// directories instead (npx resolves packages from ./node_modules).
+	Dir string
 	// URL reaches an HTTP server: SSE when the path ends in /sse,
 	// streamable HTTP otherwise. Headers are sent with every request.
 	URL     string
@@ -56,6 +65,11 @@ type ClientOptions struct {
 	// OnToolsChanged is called after the server's tool list changed and
 	// was read again.
 	OnToolsChanged func(*Client)
+	// Programs finds a stdio server's command and gives its PATH; nil
+	// means programs.FromEnvironment(nil), which already leaves out
+	// relative PATH entries, the temporary folder and folders everyone
+	// may write (a host adds its working directories).
+	Programs *programs.Resolver
 }
 
 // Client is a connection to one MCP server whose tools it offers as
@@ -104,20 +118,30 @@ func Connect(ctx context.Context, cfg ServerConfig, opts ClientOptions) (*Client
 // Name is the server's name.
 func (c *Client) Name() string { return c.cfg.Name }
 
-func (c *Client) transport() sdk.Transport {
+func (c *Client) transport() (sdk.Transport, error) {
 	if c.cfg.URL != "" {
 		hc := newHeaderClient(c.cfg.Headers)
 		if strings.HasSuffix(strings.TrimRight(c.cfg.URL, "/"), "/sse") {
-			return &sdk.SSEClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}
+			return &sdk.SSEClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}, nil
 		}
-		return &sdk.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}
+		return &sdk.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}, nil
 	}
-	cmd := exec.Command(c.cfg.Command, c.cfg.Args...)
-	cmd.Env = os.Environ()
+	progs := c.opts.Programs
+	if progs == nil {
+		progs = programs.FromEnvironment(nil)
+	}
+	path, err := progs.LookPath(c.cfg.Command)
+	if err != nil {
+		return nil, fmt.Errorf("MCP server %s: %w", c.cfg.Name, err)
+	}
+	cmd := exec.Command(path, c.cfg.Args...)
+	cmd.Dir = c.cfg.Dir
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "PATH=") })
+	cmd.Env = append(cmd.Env, "PATH="+progs.Path())
 	for k, v := range c.cfg.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	return &sdk.CommandTransport{Command: cmd}
+	return &sdk.CommandTransport{Command: cmd}, nil
 }
 
 // connect opens a session.
@@ -133,7 +157,11 @@ func (c *Client) connect(ctx context.Context) (*sdk.ClientSession, error) {
 		},
 		ProgressNotificationHandler: c.progressArrived,
 	})
-	s, err := client.Connect(ctx, c.transport(), nil)
+	transport, err := c.transport()
+	if err != nil {
+		return nil, err
+	}
+	s, err := client.Connect(ctx, transport, nil)
 	if err != nil {
 		return nil, fmt.Errorf("mcp server %s: connect: %w", c.cfg.Name, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -40,6 +41,7 @@ func ParseServers(file string, data []byte) ([]ServerConfig, error) {
 			Command      string            `json:"command"`
 			Args         []string          `json:"args"`
 			Env          map[string]string `json:"env"`
+			Cwd          string            `json:"cwd"`
 			URL          string            `json:"url"`
 			Headers      map[string]string `json:"headers"`
 			EnableTools  []string          `json:"enable_tools"`
@@ -50,7 +52,7 @@ func ParseServers(file string, data []byte) ([]ServerConfig, error) {
 		dec := json.NewDecoder(bytes.NewReader(doc.MCPServers[name]))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&s); err != nil {
-			return nil, fmt.Errorf("%s: mcpServers.%s: %v (fields: command, args, env, url, headers, type, enable_tools, disable_tools, stateless, trust_read_only_hint)", file, name, err)
+			return nil, fmt.Errorf("%s: mcpServers.%s: %v (fields: command, args, env, cwd, url, headers, type, enable_tools, disable_tools, stateless, trust_read_only_hint)", file, name, err)
 		}
 		switch {
 		case s.Command == "" && s.URL == "":
@@ -58,8 +60,11 @@ func ParseServers(file string, data []byte) ([]ServerConfig, error) {
 		case s.Command != "" && s.URL != "":
 			return nil, fmt.Errorf("%s: mcpServers.%s: give \"command\" or \"url\", not both", file, name)
 		}
+		if s.Cwd != "" && !filepath.IsAbs(s.Cwd) {
+			s.Cwd = filepath.Join(filepath.Dir(file), s.Cwd) // as written beside the file
+		}
 		out = append(out, ServerConfig{
-			Name: name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers,
+			Name: name, Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Cwd, URL: s.URL, Headers: s.Headers,
 			EnableTools: s.EnableTools, DisableTools: s.DisableTools, Stateless: s.Stateless,
 			TrustReadOnlyHint: s.TrustHint,
 		})

@@ -19,6 +19,18 @@ func TestParseServers(t *testing.T) {
 		servers[1].URL != "https://example.com/mcp" || servers[1].Headers["Authorization"] != "Bearer x" || servers[1].DisableTools[0] != "rm" {
 		t.Fatalf("%+v", servers)
 	}
+	dirs := `{"mcpServers": {"rel": {"command": "x", "cwd": "servers/a"}, "abs": {"command": "x", "cwd": "/srv/mcp"}, "none": {"command": "x"}}}`
+	servers, err = ParseServers("/etc/wasmtools/mcp.json", []byte(dirs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotDirs := map[string]string{}
+	for _, s := range servers {
+		gotDirs[s.Name] = s.Dir
+	}
+	if want := map[string]string{"rel": "/etc/wasmtools/servers/a", "abs": "/srv/mcp", "none": ""}; !maps.Equal(gotDirs, want) {
+		t.Errorf("cwd: %v, want %v", gotDirs, want)
+	}
 	trust := `{"mcpServers": {
   "trusted": {"command": "x", "trust_read_only_hint": true},
   "untrusted": {"command": "x", "trust_read_only_hint": false},

@@ -1,0 +1,122 @@
+package wasmtools_test
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wasmtools/wasmtools"
+	"github.com/wasmtools/wasmtools/internal/testdata"
+	"github.com/wasmtools/wasmtools/internal/testplugins"
+	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/toolkittest"
+)
+
+// workspace returns a new working directory outside the temporary
+// folder (which the host distrusts anyway), so that what is tested is
+// the rule on working directories.
+func workspace(t *testing.T) string {
+	t.Helper()
+	base := filepath.Join(testplugins.Root(t), "build", "test-workspaces")
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(base, "ws-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// plant writes an executable shell script that leaves a marker file
+// when it runs, and returns the marker's path.
+func plant(t *testing.T, path, then string) (marker string) {
+	t.Helper()
+	marker = path + ".ran"
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf("#!/bin/sh\ntouch %q\n%s\n", marker, then)
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return marker
+}
+
+// TestPlantedProgramsNeverRun: an allowed call could write a program into
+// a folder of the working directory that is on PATH (an activated
+// virtualenv, node_modules/.bin); the host must never run it as itself —
+// not as Grep's rg, not as an MCP server — and must not start stdio
+// servers in the agent's working directory.
+func TestPlantedProgramsNeverRun(t *testing.T) {
+	work := workspace(t)
+	rgMarker := plant(t, filepath.Join(work, ".venv", "bin", "rg"), `echo "planted.txt:1:the planted rg ran"`)
+	serverMarker := plant(t, filepath.Join(work, "node_modules", ".bin", "planted-server"), "")
+	if err := os.WriteFile(filepath.Join(work, "notes.txt"), []byte("a needle here\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", filepath.Join(work, ".venv", "bin")+string(os.PathListSeparator)+
+		filepath.Join(work, "node_modules", ".bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	server := testdata.NPMPeer(t, "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	cwdFile := filepath.Join(t.TempDir(), "cwd")
+	cfg := wasmtools.Config{
+		WorkingDirs: []string{work},
+		MCPServers: map[string]wasmtools.MCPServerConfig{
+			"planted": {Command: "planted-server"},
+			// Records the folder it starts in, then serves.
+			"everything": {Command: "sh", Args: []string{"-c", fmt.Sprintf("pwd > %q; exec node %q stdio", cwdFile, server)}, EnableTools: []string{"echo"}},
+		},
+	}
+	quiet(t, &cfg)
+	var logs strings.Builder
+	var mu sync.Mutex
+	cfg.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+	h := open(t, cfg)
+
+	allow := h.Permission()
+	allow.Allow = append(allow.Allow, permission.MustParseRule("Grep"), permission.MustParseRule("mcp__everything__echo"))
+	res, err := toolkittest.Run(t.Context(), h.Toolkit(), "s", "Grep",
+		map[string]any{"pattern": "needle", "path": work, "output_mode": "content"}, toolkit.TurnOptions{Permission: allow})
+	if err != nil || res.Outcome.Response == nil {
+		t.Fatalf("Grep: %+v, %v", res.Outcome, err)
+	}
+	if text := res.Outcome.Response.Text(); !strings.Contains(text, "a needle here") || strings.Contains(text, "planted") {
+		t.Errorf("Grep answered %q", text)
+	}
+	if _, err := os.Stat(rgMarker); err == nil {
+		t.Error("Grep ran the rg planted in the working directory")
+	}
+
+	// The planted server was refused, saying where it was found.
+	if _, err := os.Stat(serverMarker); err == nil {
+		t.Error("the host started the MCP server planted in the working directory")
+	}
+	mu.Lock()
+	logged := logs.String()
+	mu.Unlock()
+	for _, want := range []string{"server=planted", "found only at " + filepath.Join(work, "node_modules", ".bin", "planted-server"), "PATH entries the host runs no program from"} {
+		if !strings.Contains(logged, want) {
+			t.Errorf("the log lacks %q:\n%s", want, logged)
+		}
+	}
+
+	// The operator's server works, started outside the working directory.
+	res, err = toolkittest.Run(t.Context(), h.Toolkit(), "s", "mcp__everything__echo", map[string]any{"message": "hi"}, toolkit.TurnOptions{Permission: allow})
+	if err != nil || res.Outcome.Response == nil || !strings.Contains(res.Outcome.Response.Text(), "hi") {
+		t.Errorf("call echo: %+v, %v", res.Outcome, err)
+	}
+	b, err := os.ReadFile(cwdFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cwd := strings.TrimSpace(string(b)); cwd == work || strings.HasPrefix(cwd, work+"/") {
+		t.Errorf("the MCP server started in the working directory %s", cwd)
+	}
+}
