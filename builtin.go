@@ -17,11 +17,12 @@ func registerBuiltins(tk *toolkit.Toolkit, sb *sandbox.Sandbox, progs *programs.
 	// around it. Checked on the tools chosen (PowerShell is the default
 	// shell on Windows), before any is registered.
 	opts := builtin.Options{
-		Bash:     builtin.BashOptions{Backend: &builtin.LocalBackend{Sandbox: sb, LookPath: progs.LookPath}},
+		Bash:     builtin.BashOptions{Backend: &builtin.LocalBackend{Sandbox: sb, LookPath: progs.LookPath, UnconfinedEnv: progs.Env}},
 		Enable:   tools.Enable,
 		Disable:  tools.Disable,
 		Groups:   tools.Groups,
 		LookPath: progs.LookPath,
+		Env:      progs.Env,
 	}
 	if sb.Status().Mode == sandbox.ModeRequired && builtin.Chooses(opts, builtin.PowerShellName) {
 		return errors.New("PowerShell commands cannot run in the OS sandbox, which sandbox.mode required demands of every command: disable PowerShell (tools.disable), or set the sandbox mode to auto")

@@ -364,6 +364,9 @@ func (h *Host) connectMCP(ctx context.Context, servers []mcp.ServerConfig) {
 		}
 		if s.Command != "" && s.Dir == "" {
 			s.Dir = h.serverDir()
+		} else if s.Command != "" && h.programs.Untrusted(s.Dir) {
+			h.log.Warn("MCP server starts in a folder tool calls may write: npx, node and uvx there load packages a call may have planted; give it a cwd outside the workspace",
+				"server", s.Name, "cwd", s.Dir)
 		}
 		c, err := mcp.Connect(ctx, s, mcp.ClientOptions{Logger: h.log, OnToolsChanged: follow, Programs: h.programs})
 		if err != nil {

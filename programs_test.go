@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -118,5 +119,42 @@ func TestPlantedProgramsNeverRun(t *testing.T) {
 	}
 	if cwd := strings.TrimSpace(string(b)); cwd == work || strings.HasPrefix(cwd, work+"/") {
 		t.Errorf("the MCP server started in the working directory %s", cwd)
+	}
+}
+
+// TestShimFindsNoPlantedInterpreter: a trusted rg that is a script
+// (version managers install such shims: "#!/usr/bin/env bash") must not
+// find its interpreter in a working-directory folder on the host's PATH.
+func TestShimFindsNoPlantedInterpreter(t *testing.T) {
+	realRg, err := exec.LookPath("rg")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("rg is not installed (.ci/run installs ripgrep)")
+		}
+		t.Skip("rg is not installed")
+	}
+	work, trusted := workspace(t), workspace(t)
+	shim := filepath.Join(trusted, "rg")
+	if err := os.WriteFile(shim, []byte("#!/usr/bin/env bash\nexec "+realRg+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bashMarker := plant(t, filepath.Join(work, ".venv", "bin", "bash"), `exec /bin/sh "$@"`)
+	if err := os.WriteFile(filepath.Join(work, "notes.txt"), []byte("a needle here\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", filepath.Join(work, ".venv", "bin")+string(os.PathListSeparator)+trusted+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	cfg := wasmtools.Config{WorkingDirs: []string{work}}
+	quiet(t, &cfg)
+	h := open(t, cfg)
+	allow := h.Permission()
+	allow.Allow = append(allow.Allow, permission.MustParseRule("Grep"))
+	res, err := toolkittest.Run(t.Context(), h.Toolkit(), "s", "Grep",
+		map[string]any{"pattern": "needle", "path": work, "output_mode": "content"}, toolkit.TurnOptions{Permission: allow})
+	if err != nil || res.Outcome.Response == nil || !strings.Contains(res.Outcome.Response.Text(), "a needle here") {
+		t.Fatalf("Grep: %+v, %v", res.Outcome, err)
+	}
+	if _, err := os.Stat(bashMarker); err == nil {
+		t.Error("the rg shim ran the bash planted in the working directory")
 	}
 }

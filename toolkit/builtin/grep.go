@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -54,6 +55,8 @@ type GrepOptions struct {
 	RgPath string
 	// LookPath finds rg (RgPath, or "rg"); nil means exec.LookPath.
 	LookPath func(name string) (string, error)
+	// Env makes rg's environment from the host's; nil means the host's.
+	Env func(environ []string) []string
 	// Workers bounds the pure-Go engine's parallel file reads; 0 means
 	// GOMAXPROCS (at least 2).
 	Workers int
@@ -413,7 +416,7 @@ func (g *Grep) engine() (string, grepEngine, error) {
 	case "", EngineAuto:
 		if local {
 			if p, err := g.rgPath(); err == nil {
-				return EngineRg, &search.RgEngine{Path: p}, nil
+				return EngineRg, &search.RgEngine{Path: p, Env: g.rgEnv()}, nil
 			}
 		}
 		return EngineGo, goEngine, nil
@@ -425,9 +428,16 @@ func (g *Grep) engine() (string, grepEngine, error) {
 		if err != nil {
 			return "", nil, fmt.Errorf("grep: the rg engine was requested but rg is not installed: %v", err)
 		}
-		return EngineRg, &search.RgEngine{Path: p}, nil
+		return EngineRg, &search.RgEngine{Path: p, Env: g.rgEnv()}, nil
 	}
 	return "", nil, fmt.Errorf("grep: unknown engine %q: use auto, go or rg", g.opts.Engine)
+}
+
+func (g *Grep) rgEnv() []string {
+	if g.opts.Env == nil {
+		return nil
+	}
+	return g.opts.Env(os.Environ())
 }
 
 func (g *Grep) rgPath() (string, error) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 
 	"github.com/wasmtools/wasmtools/sandbox"
 )
@@ -25,6 +26,15 @@ type LocalBackend struct {
 	Sandbox *sandbox.Sandbox
 	// LookPath finds bash when Shell is empty; nil means exec.LookPath.
 	LookPath func(name string) (string, error)
+	// UnconfinedEnv, when set, makes the environment of a command that
+	// runs unconfined (no Sandbox, a sandbox that does not confine here,
+	// or a call approved to run outside it) from the host's: a host
+	// passes a programs.Resolver's Env, so that such a command finds no
+	// program, library or startup file a tool call wrote in the
+	// workspace through PATH, LD_PRELOAD, PYTHONPATH, BASH_ENV and the
+	// like. A confined command keeps the host's environment: the kernel
+	// contains whatever it runs.
+	UnconfinedEnv func(environ []string) []string
 }
 
 var _ Backend = (*LocalBackend)(nil)
@@ -50,12 +60,17 @@ func (b *LocalBackend) shell() string {
 // reports a refused access, a note on standard error after its output
 // says what the sandbox allowed and how to ask for an unconfined run.
 func (b *LocalBackend) Exec(ctx context.Context, req ExecRequest, output func(Stream, []byte)) (ExecResult, error) {
+	env := os.Environ()
+	confined := !req.Unsandboxed && b.Sandbox != nil && b.Sandbox.Status().Enforced
+	if !confined && b.UnconfinedEnv != nil {
+		env = b.UnconfinedEnv(env)
+	}
 	p := process{
 		name: b.shell(),
 		command: func(runCtx context.Context) *exec.Cmd {
 			cmd := exec.CommandContext(runCtx, b.shell(), "-c", req.Command)
 			cmd.Dir = req.Dir
-			cmd.Env = append(os.Environ(), req.Env...)
+			cmd.Env = append(slices.Clip(env), req.Env...)
 			return cmd
 		},
 		timeout: req.Timeout,

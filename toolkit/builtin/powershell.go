@@ -54,6 +54,9 @@ type PowerShellOptions struct {
 	Executable string
 	// LookPath finds pwsh or powershell.exe; nil means exec.LookPath.
 	LookPath func(name string) (string, error)
+	// Env makes the commands' environment from the host's (they run
+	// unconfined); nil means the host's.
+	Env func(environ []string) []string
 }
 
 // PowerShell runs PowerShell commands on the local machine (AgentScope
@@ -244,7 +247,11 @@ func (p *PowerShell) Call(ctx context.Context, in toolkit.Input) toolkit.Stream 
 		args, dir := powerShellArgs(in.String("command")), p.cwd(pc)
 		streamCommand(ctx, yield, MaxPowerShellOutput, timeout, "the command was killed",
 			func(ctx context.Context, output func([]byte)) (ExecResult, error) {
-				return runPowerShell(ctx, exe, args, dir, timeout, output)
+				env := os.Environ()
+				if p.opts.Env != nil {
+					env = p.opts.Env(env)
+				}
+				return runPowerShell(ctx, exe, args, dir, env, timeout, output)
 			})
 	}
 }
@@ -252,14 +259,14 @@ func (p *PowerShell) Call(ctx context.Context, in toolkit.Input) toolkit.Stream 
 // runPowerShell runs exe with args in dir, calling output with each piece
 // of standard output and standard error, never concurrently. On timeout
 // or cancellation the process is killed with its process group.
-func runPowerShell(ctx context.Context, exe string, args []string, dir string, timeout time.Duration,
+func runPowerShell(ctx context.Context, exe string, args []string, dir string, env []string, timeout time.Duration,
 	output func([]byte)) (ExecResult, error) {
 	return process{
 		name: exe,
 		command: func(runCtx context.Context) *exec.Cmd {
 			cmd := exec.CommandContext(runCtx, exe, args...)
 			cmd.Dir = dir
-			cmd.Env = os.Environ()
+			cmd.Env = env
 			return cmd
 		},
 		timeout: timeout,

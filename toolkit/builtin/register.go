@@ -37,6 +37,12 @@ type Options struct {
 	// exec.LookPath. A host gives a programs.Resolver's LookPath, which
 	// never finds a program in a folder tool calls may write.
 	LookPath func(name string) (string, error)
+	// Env makes, from the host's environment, that of the programs the
+	// tools run themselves (rg) and of PowerShell's commands, which run
+	// unconfined; nil means the host's. A host gives a
+	// programs.Resolver's Env (the filtered PATH, no variable that loads
+	// code from a folder tool calls may write).
+	Env func(environ []string) []string
 }
 
 // The names of the built-in tools.
@@ -146,6 +152,12 @@ func newTool(name string, opts Options) toolkit.Tool {
 	}
 	if opts.PowerShell.LookPath == nil {
 		opts.PowerShell.LookPath = opts.LookPath
+	}
+	if opts.Grep.Env == nil {
+		opts.Grep.Env = opts.Env
+	}
+	if opts.PowerShell.Env == nil {
+		opts.PowerShell.Env = opts.Env
 	}
 	switch name {
 	case BashName:

@@ -136,8 +136,7 @@ func (c *Client) transport() (sdk.Transport, error) {
 	}
 	cmd := exec.Command(path, c.cfg.Args...)
 	cmd.Dir = c.cfg.Dir
-	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "PATH=") })
-	cmd.Env = append(cmd.Env, "PATH="+progs.Path())
+	cmd.Env = progs.Env(os.Environ())
 	for k, v := range c.cfg.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

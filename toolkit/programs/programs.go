@@ -46,10 +46,13 @@ type Dropped struct {
 func New(path string, untrusted []string) *Resolver {
 	r := &Resolver{}
 	for _, u := range untrusted {
-		if u == "" || !filepath.IsAbs(u) {
+		if u == "" {
 			continue
 		}
-		r.untrusted = append(r.untrusted, resolved(u))
+		if abs, err := filepath.Abs(u); err == nil {
+			u = abs // relative to the current folder, as the caller meant
+		}
+		r.untrusted = append(r.untrusted, resolvedFolder(u))
 	}
 	seen := map[string]bool{}
 	for _, dir := range filepath.SplitList(path) {
@@ -98,7 +101,7 @@ func (r *Resolver) LookPath(name string) (string, error) {
 		if !filepath.IsAbs(name) {
 			return "", fmt.Errorf("%s: a relative program path names a program in the current folder, which tool calls may write; give an absolute path outside the working directories", name)
 		}
-		if in := r.within(resolved(name)); in != "" {
+		if in := r.chainWithin(name); in != "" {
 			return "", fmt.Errorf("%s: the host does not run programs from %s, a folder tool calls may write; install the program elsewhere", name, in)
 		}
 		return exec.LookPath(name)
@@ -108,9 +111,10 @@ func (r *Resolver) LookPath(name string) (string, error) {
 		if err != nil {
 			continue
 		}
-		// /usr/local/bin/rg may be a link to a file a tool can write.
-		if in := r.within(resolved(p)); in != "" {
-			return "", fmt.Errorf("%s (%s) links into %s, a folder tool calls may write; the host does not run it", name, p, in)
+		// /usr/local/bin/rg may be a link to a file a tool can write, or
+		// pass through a link that one can re-point later.
+		if in := r.chainWithin(p); in != "" {
+			return "", fmt.Errorf("%s (%s) links through %s, a folder tool calls may write; the host does not run it", name, p, in)
 		}
 		return p, nil
 	}
@@ -126,46 +130,173 @@ func (r *Resolver) LookPath(name string) (string, error) {
 }
 
 // Untrusted reports whether the absolute path p lies in or below one of
-// the untrusted folders (symlinks resolved).
-func (r *Resolver) Untrusted(p string) bool { return r.within(resolved(p)) != "" }
+// the untrusted folders, or reaches its end through a link that does
+// (symlinks resolved).
+func (r *Resolver) Untrusted(p string) bool { return r.chainWithin(p) != "" }
+
+// Env returns environ (os.Environ's form) for a program the host starts:
+// PATH is the filtered one, and each variable that makes a program load
+// code from a path (LD_PRELOAD, PYTHONPATH, NODE_OPTIONS, BASH_ENV, …)
+// is dropped when a path in it is relative or lies in an untrusted
+// folder: a planted sitecustomize.py or preload library would otherwise
+// run in the host's server or its rg.
+func (r *Resolver) Env(environ []string) []string {
+	out := make([]string, 0, len(environ)+1)
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "PATH" || (loadsCode(k) && r.namesUntrusted(v)) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "PATH="+r.Path())
+}
+
+// loadsCode reports a variable that makes a program load code from the
+// paths it holds (facts from the dynamic loader's, the interpreters' and
+// the shells' manuals).
+func loadsCode(name string) bool {
+	switch name {
+	case "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONUSERBASE",
+		"NODE_OPTIONS", "NODE_PATH", "PERL5LIB", "PERLLIB", "PERL5OPT", "RUBYLIB", "RUBYOPT", "GEM_PATH", "GEM_HOME",
+		"BASH_ENV", "ENV", "ZDOTDIR", "VIRTUAL_ENV", "CONDA_PREFIX", "GIT_EXEC_PATH", "LUA_PATH", "LUA_CPATH", "CLASSPATH":
+		return true
+	}
+	return strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(strings.ToLower(name), "npm_config_")
+}
+
+// namesUntrusted reports whether any path-like word of v (split at the
+// list separator, spaces and '=') is relative or lies in an untrusted
+// folder.
+func (r *Resolver) namesUntrusted(v string) bool {
+	words := strings.FieldsFunc(v, func(c rune) bool { return c == os.PathListSeparator || c == ' ' || c == '=' || c == '\t' })
+	for _, w := range words {
+		if strings.HasPrefix(w, "-") {
+			continue // an option: --max-old-space-size
+		}
+		if !filepath.IsAbs(w) {
+			if strings.ContainsRune(w, '/') || strings.ContainsRune(w, os.PathSeparator) || w == "." {
+				return true // relative to the current folder, the agent's
+			}
+			continue
+		}
+		if r.chainWithin(w) != "" {
+			return true
+		}
+	}
+	return false
+}
 
 // unsafeDir says why a PATH entry may not serve, or "".
 func (r *Resolver) unsafeDir(dir string) string {
 	if dir == "" || !filepath.IsAbs(dir) {
 		return "is relative (it names the current folder, the agent's)"
 	}
-	real := resolved(dir)
-	if in := r.within(real); in != "" {
-		return "lies in " + in + ", which tool calls may write"
+	if in := r.chainWithin(dir); in != "" {
+		return "lies in or links through " + in + ", which tool calls may write"
 	}
-	if othersMayWrite(real) {
+	if _, err := walk(dir, nil); err != nil {
+		return "cannot be resolved (" + err.Error() + ")"
+	}
+	if othersMayWrite(dir) {
 		return "is a folder everyone may write"
 	}
 	return ""
 }
 
+// chainWithin returns the untrusted folder that p, or any link met while
+// resolving p, lies in or below, or "". A link in an untrusted folder is
+// as bad as a file there: a tool call can re-point it after the check.
+// A path that cannot be resolved (a dangling link, a loop) counts as
+// untrusted.
+func (r *Resolver) chainWithin(p string) string {
+	found := ""
+	visit := func(q string) {
+		if found == "" {
+			found = r.within(q)
+		}
+	}
+	visit(filepath.Clean(p))
+	final, err := walk(p, visit)
+	switch {
+	case found != "":
+	case err != nil:
+		found = "a path that cannot be resolved (" + err.Error() + ")" // fail closed
+	default:
+		visit(final)
+	}
+	return found
+}
+
 // within returns the untrusted folder p is in or below, or "".
 func (r *Resolver) within(p string) string {
 	for _, u := range r.untrusted {
-		if p == u || strings.HasPrefix(p, u+string(os.PathSeparator)) || u == string(os.PathSeparator) {
+		if p == u || strings.HasPrefix(p, strings.TrimSuffix(u, string(os.PathSeparator))+string(os.PathSeparator)) {
 			return u
 		}
 	}
 	return ""
 }
 
-// resolved returns p cleaned, with its symlinks resolved as far as the
-// path exists (the rest is kept as written).
-func resolved(p string) string {
-	p = filepath.Clean(p)
-	if r, err := filepath.EvalSymlinks(p); err == nil {
+// walk resolves the absolute path p one element at a time, as the kernel
+// does (a ".." after a link leaves the link's target, not the link's
+// folder), calling visit with the path of every link met. It returns the
+// resolved path; the part that does not exist is kept as written.
+func walk(p string, visit func(link string)) (string, error) {
+	const maxLinks = 40
+	vol := filepath.VolumeName(p)
+	rest := strings.Split(filepath.ToSlash(p[len(vol):]), "/")
+	cur := vol + string(os.PathSeparator)
+	links := 0
+	for len(rest) > 0 {
+		name := rest[0]
+		rest = rest[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, name)
+		info, err := os.Lstat(next)
+		if err != nil {
+			// Absent from here on: nothing more to follow.
+			return filepath.Join(append([]string{next}, rest...)...), nil
+		}
+		if info.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if visit != nil {
+			visit(next)
+		}
+		if links++; links > maxLinks {
+			return "", fmt.Errorf("%s: too many links", p)
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Stat(next); err != nil {
+			return "", fmt.Errorf("%s is a dangling link", next)
+		}
+		if filepath.IsAbs(target) {
+			cur = filepath.VolumeName(target) + string(os.PathSeparator)
+			target = target[len(filepath.VolumeName(target)):]
+		}
+		rest = append(strings.Split(filepath.ToSlash(target), "/"), rest...)
+	}
+	return cur, nil
+}
+
+// resolvedFolder returns folder with its links resolved, as walk does;
+// as written when it cannot be resolved.
+func resolvedFolder(folder string) string {
+	if r, err := walk(folder, nil); err == nil {
 		return r
 	}
-	dir, base := filepath.Split(p)
-	if dir == "" || dir == p || filepath.Clean(dir) == p {
-		return p
-	}
-	return filepath.Join(resolved(filepath.Clean(dir)), base)
+	return filepath.Clean(folder)
 }
 
 // othersMayWrite reports a folder everyone may write: any process, a

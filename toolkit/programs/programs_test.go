@@ -61,7 +61,7 @@ func TestLookPath(t *testing.T) {
 		{"planted", "", []string{"found only at " + in("ws/bin/planted"), "which tool calls may write", "install planted"}},
 		{"python", "", []string{"found only at " + in("ws/.venv/bin/python")}},
 		{"fromworld", "", []string{"everyone may write"}},
-		{"npx", "", []string{"links into " + in("ws")}},
+		{"npx", "", []string{"links through " + in("ws")}},
 		{"absent", "", []string{"executable file not found"}},
 		{in("safe/git"), in("safe/git"), nil},
 		{in("ws/bin/rg"), "", []string{"does not run programs from " + in("ws")}},
@@ -121,5 +121,88 @@ func TestFromEnvironment(t *testing.T) {
 	}
 	if len(r.Dropped()) != 1 || !strings.Contains(r.Dropped()[0].Reason, "tool calls may write") {
 		t.Errorf("dropped: %+v", r.Dropped())
+	}
+}
+
+// TestLinkTricks: links a tool call could re-point, ".." after a link,
+// and links that lead nowhere.
+func TestLinkTricks(t *testing.T) {
+	root := layout(t)
+	in := func(p string) string { return filepath.Join(root, p) }
+	link := func(target, name string) {
+		t.Helper()
+		if err := os.Symlink(target, in(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mkdir := func(p string) {
+		t.Helper()
+		if err := os.MkdirAll(in(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// trusted/tool -> ws/cur/tool -> other/tool: passes through a link
+	// inside the workspace that a call can re-point after the check.
+	mkdir("trusted")
+	link(in("other"), "ws/cur")
+	link(in("ws/cur/tool"), "trusted/tool")
+	// trusted/up -> ws/sub, so the entry trusted/up/../bin is ws/bin.
+	mkdir("ws/sub")
+	link(in("ws/sub"), "trusted/up")
+	// trusted/gone -> a folder that does not exist yet.
+	link(in("ws/later"), "trusted/gone")
+
+	r := New(strings.Join([]string{in("trusted"), in("trusted/up") + "/../bin", in("trusted/gone"), in("safe")}, string(os.PathListSeparator)), []string{in("ws")})
+	if p, err := r.LookPath("tool"); err == nil || !strings.Contains(err.Error(), "links through "+in("ws")) {
+		t.Errorf("a program reached through a link in the workspace: %q, %v", p, err)
+	}
+	if p, err := r.LookPath("planted"); err == nil {
+		t.Errorf("found %s through trusted/up/../bin", p)
+	}
+	if got, want := r.Path(), in("trusted")+string(os.PathListSeparator)+in("safe"); got != want {
+		t.Errorf("Path() = %q, want %q (the .. entry and the dangling one dropped)", got, want)
+	}
+	if !r.Untrusted(in("trusted/up/x")) || r.Untrusted(in("safe/git")) {
+		t.Errorf("Untrusted: trusted/up/x %v, safe/git %v", r.Untrusted(in("trusted/up/x")), r.Untrusted(in("safe/git")))
+	}
+}
+
+// TestEnv: a program the host starts gets the filtered PATH, and no
+// variable that would load code from the workspace.
+func TestEnv(t *testing.T) {
+	root := layout(t)
+	in := func(p string) string { return filepath.Join(root, p) }
+	r := New(in("ws/bin")+string(os.PathListSeparator)+in("safe"), []string{in("ws")})
+	env := r.Env([]string{
+		"HOME=/home/u",
+		"PATH=" + in("ws/bin") + ":/usr/bin",
+		"PYTHONPATH=/opt/lib:" + in("ws/lib"),
+		"NODE_OPTIONS=--max-old-space-size=4096",
+		"NODE_OPTIONS_KEPT=--require " + in("ws/evil.js"), // not a loader variable
+		"LD_PRELOAD=" + in("ws/evil.so"),
+		"BASH_ENV=./rc",
+		"npm_config_prefix=" + in("ws/npm"),
+		"PERL5LIB=/usr/share/perl5",
+	})
+	want := []string{
+		"HOME=/home/u",
+		"NODE_OPTIONS=--max-old-space-size=4096",
+		"NODE_OPTIONS_KEPT=--require " + in("ws/evil.js"),
+		"PERL5LIB=/usr/share/perl5",
+		"PATH=" + in("safe"),
+	}
+	if strings.Join(env, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Env:\n%s\nwant:\n%s", strings.Join(env, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestRelativeUntrusted: a relative untrusted folder is taken from the
+// current folder, never ignored.
+func TestRelativeUntrusted(t *testing.T) {
+	root := layout(t)
+	t.Chdir(root)
+	r := New(filepath.Join(root, "ws", "bin"), []string{"ws"})
+	if p, err := r.LookPath("planted"); err == nil {
+		t.Errorf("found %s with the workspace given as a relative path", p)
 	}
 }

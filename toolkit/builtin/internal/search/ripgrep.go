@@ -27,7 +27,8 @@ const rgTypeName = "wtsel"
 // honoured with or without a repository, and .ignore files, the global
 // git excludes and .git/info/exclude not read.
 type RgEngine struct {
-	Path string // the rg executable
+	Path string   // the rg executable
+	Env  []string // its environment; nil means the host's
 }
 
 // rgArgs builds rg's command line for a query.
@@ -160,6 +161,7 @@ func (s *RgEngine) run(ctx context.Context, q *Query, t Target, sorted bool, eac
 		args = append([]string{"--sort", "path"}, args...)
 	}
 	cmd := exec.CommandContext(ctx, s.Path, args...)
+	cmd.Env = s.Env
 	// rg anchors glob filters at its working directory: make that the
 	// search root, as the pure-Go engine does.
 	cmd.Dir = t.Root
