@@ -97,15 +97,7 @@ func precompile(t testing.TB, path string) {
 	// One process at a time per module: the host and plugins packages'
 	// tests ask for the same modules at once, and the second then loads
 	// what the first compiled instead of compiling it too.
-	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := lockFile(lock); err != nil {
-		t.Fatal(err)
-	}
-	defer unlockFile(lock)
+	defer lock(t, path+".lock")()
 	if out, err := exec.Command(precompiler.path, "-cache", CompileCache(t), path).CombinedOutput(); err != nil {
 		t.Fatalf("precompile %s: %v\n%s", path, err, out)
 	}

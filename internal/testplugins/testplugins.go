@@ -129,15 +129,7 @@ func cached(t testing.TB, root, name string, inputs []string, build func(out str
 		precompile(t, out)
 		return out
 	}
-	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := lockFile(lock); err != nil {
-		t.Fatal(err)
-	}
-	defer unlockFile(lock)
+	defer lock(t, filepath.Join(dir, ".lock"))()
 	if _, err := os.Stat(out); err == nil {
 		return out // built by another process while we waited
 	}
@@ -193,4 +185,22 @@ func hashInputs(inputs []string) (string, error) {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// lock takes the file lock at path (made if missing), waiting for it,
+// and returns its release: test binaries of several packages run at once.
+func lock(t testing.TB, path string) (release func()) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		t.Fatal(err)
+	}
+	return func() {
+		unlockFile(f)
+		f.Close()
+	}
 }
