@@ -71,7 +71,7 @@ func (p *Plugin) loadServlet(ctx context.Context) error {
 	for _, t := range d.Tools {
 		spec := toolkit.Spec{
 			Name: t.Name, Description: t.Description, InputSchema: t.InputSchema,
-			ReadOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint,
+			ReadOnly: p.trustHint && t.Annotations != nil && t.Annotations.ReadOnlyHint,
 			Source:   toolkit.Source{Kind: toolkit.SourceWasm, Name: p.Name},
 		}
 		p.compatTools = append(p.compatTools, &compatTool{p: p, spec: spec, export: "call", servlet: true})

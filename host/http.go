@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -87,6 +88,9 @@ func splitHostGrant(g string) (host, port string, err error) {
 	if rest, ok := strings.CutPrefix(host, "*."); ok && (rest == "" || strings.Contains(rest, "*")) || !strings.HasPrefix(host, "*.") && strings.Contains(host, "*") {
 		return bad(`a wildcard is only "*." before a domain`)
 	}
+	if rest, ok := strings.CutPrefix(host, "*."); ok && !strings.Contains(strings.TrimSuffix(rest, "."), ".") {
+		return bad("a wildcard over a whole top-level domain grants every site under it; name the domain (*.example.com)")
+	}
 	return strings.TrimSuffix(host, "."), port, nil
 }
 
@@ -148,6 +152,7 @@ func (k *kernel) httpRequest(ctx context.Context, reqOff, bodyOff uint64) (uint6
 	for name, v := range req.Headers {
 		hreq.Header.Set(name, v)
 	}
+	hreq = hreq.WithContext(context.WithValue(hreq.Context(), grantedHostsKey{}, p.grants.HTTPHosts))
 	client := p.host.httpClient(p)
 	resp, err := client.Do(hreq)
 	if err != nil {
@@ -181,7 +186,13 @@ func (r *redirectRefused) Error() string { return r.err.Error() }
 func (h *Host) httpClient(p *Plugin) *http.Client {
 	base := h.opts.HTTPClient
 	if base == nil {
-		base = http.DefaultClient
+		h.transportOnce.Do(func() {
+			t := http.DefaultTransport.(*http.Transport).Clone()
+			t.DialContext = grantedDialer{lookup: net.DefaultResolver.LookupNetIP}.dial
+			t.Proxy = nil // a proxy would make the address check moot
+			h.transport = t
+		})
+		base = &http.Client{Transport: h.transport}
 	}
 	c := *base
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
@@ -194,4 +205,77 @@ func (h *Host) httpClient(p *Plugin) *http.Client {
 		return nil
 	}
 	return &c
+}
+
+// grantedHostsKey carries a plugin's http_hosts to the grantedDialer.
+type grantedHostsKey struct{}
+
+// grantedDialer connects plugins' HTTP requests: it resolves the address
+// and connects only to an address the grant allows. A name (the grant
+// matched it already) may not lead to a loopback, private, link-local or
+// unspecified address unless a grant names that address, or "localhost"
+// for a loopback one. The address checked is the one dialled: nothing
+// resolves the name again.
+type grantedDialer struct {
+	lookup func(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+func (g grantedDialer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	grants, _ := ctx.Value(grantedHostsKey{}).([]string)
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	ips, err := g.lookup(ctx, "ip", host)
+	if err != nil {
+		return nil, err
+	}
+	var d net.Dialer
+	var firstErr error
+	for _, ip := range ips {
+		ip = ip.Unmap()
+		if internal(ip) && !grantNamesAddress(grants, host, ip) {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("%s resolves to %s, an internal address no grant names: grant the address itself (http_hosts: [%s]) to allow it", host, ip, ip)
+			}
+			continue
+		}
+		c, err := d.DialContext(ctx, network, net.JoinHostPort(ip.String(), port))
+		if err == nil {
+			return c, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	if firstErr == nil {
+		firstErr = fmt.Errorf("%s: no address", host)
+	}
+	return nil, firstErr
+}
+
+// internal reports an address inside the machine or its network.
+func internal(ip netip.Addr) bool {
+	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsUnspecified() || ip.IsInterfaceLocalMulticast() || ip.IsMulticast() ||
+		netip.MustParsePrefix("100.64.0.0/10").Contains(ip) // carrier-grade NAT
+}
+
+// grantNamesAddress reports whether a grant names ip itself, or is
+// "localhost" (the name every system resolves to loopback) for a
+// loopback ip reached by that name.
+func grantNamesAddress(grants []string, host string, ip netip.Addr) bool {
+	for _, g := range grants {
+		gh, _, err := splitHostGrant(g)
+		if err != nil {
+			continue
+		}
+		if a, err := netip.ParseAddr(gh); err == nil && a.Unmap() == ip {
+			return true
+		}
+		if gh == "localhost" && strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") && ip.IsLoopback() {
+			return true
+		}
+	}
+	return false
 }

@@ -40,8 +40,12 @@ type Options struct {
 	// Logger receives plugin logs and the host's own; nil means
 	// slog.Default().
 	Logger *slog.Logger
-	// HTTPClient performs plugins' HTTP requests; nil means
-	// http.DefaultClient. Redirects are always re-checked against grants.
+	// HTTPClient performs plugins' HTTP requests; nil means a client
+	// like http.DefaultClient whose connections go only to addresses a
+	// grant allows: a granted name that resolves to a loopback, private,
+	// link-local or unspecified address is refused unless a grant names
+	// that address (or, for loopback, "localhost"). Redirects are always
+	// re-checked against grants.
 	HTTPClient *http.Client
 	// MaxInstances bounds the instances of one plugin (and so its parallel
 	// calls); 0 means twice the number of CPUs, at least 2.
@@ -64,6 +68,10 @@ type Host struct {
 	opts  Options
 	log   *slog.Logger
 	cache wazero.CompilationCache
+	// transport makes plugins' HTTP connections when Options.HTTPClient
+	// is nil (see grantedDialer), made on first use.
+	transportOnce sync.Once
+	transport     *http.Transport
 	// schemaDir keeps each module's schema answer by module hash, so that
 	// a restart needs no instance to know a plugin's tools; "" when the
 	// disk cache is off.
@@ -149,6 +157,10 @@ type Config struct {
 	SHA256 string
 	// Manifest names the exports of a plain Extism module as tools.
 	Manifest *Manifest
+	// TrustReadOnlyHint lets a servlet module's readOnlyHint make its
+	// tools read-only (they then run without asking in every mode). The
+	// hint is the module's own claim: off, its tools ask like any other.
+	TrustReadOnlyHint bool
 }
 
 // Plugin is a loaded module. Its tools are toolkit tools (see Tools).
@@ -159,10 +171,11 @@ type Plugin struct {
 	// Schema is what the plugin said about itself (wasmtools kind).
 	Schema abi.SchemaResponse
 
-	host    *Host
-	log     *slog.Logger
-	grants  abi.Grants
-	timeout time.Duration
+	host      *Host
+	log       *slog.Logger
+	grants    abi.Grants
+	trustHint bool // Config.TrustReadOnlyHint
+	timeout   time.Duration
 	// interruptible reports that the module was instrumented (see
 	// internal/wasmbin): calls end by setting its interrupt flag rather
 	// than through wazero's termination checks.
@@ -198,6 +211,31 @@ type Plugin struct {
 	// plugin folder serving it, guarded by the host's claimMu.
 	file   string
 	folder *Folder
+}
+
+// checkReadOnlyClaim refuses a tool that says it is read-only (its flag,
+// or a check_read_only hook that may say so) in a plugin whose grants let
+// it change something: a read-only tool runs without a question in every
+// mode, explore included, and nothing checks what its code does with a
+// writable folder or a network grant.
+func (p *Plugin) checkReadOnlyClaim(tool string, claims bool) error {
+	if !claims {
+		return nil
+	}
+	var powers []string
+	for _, d := range p.grants.Dirs {
+		if d.Write {
+			powers = append(powers, "writes to "+d.Host)
+		}
+	}
+	if len(p.grants.HTTPHosts) > 0 {
+		powers = append(powers, "HTTP requests to "+strings.Join(p.grants.HTTPHosts, ", "))
+	}
+	if len(powers) == 0 {
+		return nil
+	}
+	return fmt.Errorf("plugin %s: tool %q says it is read-only, but the plugin is granted %s: a read-only tool runs without asking in every mode, so the claim cannot stand beside those grants. Grant the folder read-only and no hosts, or use a build of the plugin whose tools do not claim read_only",
+		p.Name, tool, strings.Join(powers, " and "))
 }
 
 // Grants returns the capabilities the plugin was given.
@@ -256,7 +294,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg Config, file string) (
 		return nil, fmt.Errorf("plugin %s: %w", name, err)
 	}
 	closeGrants(gs)
-	p := &Plugin{Name: name, SHA256: digest, host: h, grants: cfg.Grants}
+	p := &Plugin{Name: name, SHA256: digest, host: h, grants: cfg.Grants, trustHint: cfg.TrustReadOnlyHint}
 	p.log = h.log.With(slog.String("plugin", name))
 	p.timeout = DefaultTimeout
 	if cfg.Grants.TimeoutMS > 0 {
@@ -462,6 +500,11 @@ func (p *Plugin) loadWasmtools(ctx context.Context) error {
 	}
 	for _, t := range s.Tools {
 		p.tools = append(p.tools, newTool(p, t))
+	}
+	for _, t := range p.tools {
+		if err := p.checkReadOnlyClaim(t.spec.Name, t.spec.ReadOnly || t.hooks[abi.ExportCheckReadOnly]); err != nil {
+			return err
+		}
 	}
 	p.Schema = s
 	if !cached {

@@ -301,13 +301,21 @@ func TestCommandModuleRefused(t *testing.T) {
 
 func TestServletModule(t *testing.T) {
 	h := newTestHost(t)
-	p := loadPlugin(t, h, testplugins.AssemblyScript(t, "testdata/servlet-as"), Config{})
+	path := testplugins.AssemblyScript(t, "testdata/servlet-as")
+	ctx := context.Background()
+	// The module's readOnlyHint is its own claim: untrusted, shout asks.
+	untrusted := loadPlugin(t, h, path, Config{})
+	if d, err := kit(t, permission.Context{}, untrusted).Check(ctx, "s", toolkit.Call{Name: "shout", Arguments: `{"text":"hi"}`}, toolkit.CheckOptions{}); err != nil || d.Behavior != permission.Ask {
+		t.Errorf("shout with the hint untrusted: %+v %v", d, err)
+	}
+	untrusted.Close(ctx)
+
+	p := loadPlugin(t, h, path, Config{TrustReadOnlyHint: true})
 	if p.Kind != KindServlet || len(p.Tools()) != 2 {
 		t.Fatalf("kind %s, %d tools", p.Kind, len(p.Tools()))
 	}
 	tk := kit(t, permission.Context{}, p)
-	ctx := context.Background()
-	// readOnlyHint makes shout read-only (allowed); touch asks.
+	// Trusted, readOnlyHint makes shout read-only (allowed); touch asks.
 	if d, err := tk.Check(ctx, "s", toolkit.Call{Name: "shout", Arguments: `{"text":"hi"}`}, toolkit.CheckOptions{}); err != nil || d.Behavior != permission.Allow {
 		t.Errorf("shout: %+v %v", d, err)
 	}
