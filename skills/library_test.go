@@ -2,6 +2,7 @@ package skills
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
@@ -483,5 +484,80 @@ func TestLoadDirSymlinkedRootAndDuplicates(t *testing.T) {
 	}
 	if b := lib.Broken(); len(b) != 1 || !strings.Contains(b[0].Err, "already used") || !strings.Contains(b[0].Path, filepath.Join("b", FileName)) {
 		t.Errorf("duplicate name in one folder: broken = %+v", b)
+	}
+}
+
+// TestViewerReadsAsRead: a file of a skill's folder is judged as Read
+// would judge it: a sensitive file is not read-only (denied in explore,
+// asked elsewhere) and Read's deny rules apply.
+func TestViewerReadsAsRead(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "ops/SKILL.md", skillMD("ops", "Ops.", "See notes."))
+	writeFile(t, root, "ops/.env", "API_KEY=hunter2")
+	writeFile(t, root, "ops/notes/private.md", "private notes")
+	writeFile(t, root, "ops/notes/public.md", "public notes")
+	lib := NewLibrary(Options{Logger: quietLogger()})
+	if err := lib.LoadDir(root, DirOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deny := permission.MustParseRule("Read(" + filepath.Join(root, "ops", "notes", "private.md") + ")")
+	tests := []struct {
+		mode    permission.Mode
+		deny    []permission.Rule
+		path    string
+		allowed bool
+	}{
+		{permission.ModeExplore, nil, "notes/public.md", true},
+		{permission.ModeExplore, nil, "SKILL.md", true},
+		{permission.ModeExplore, nil, ".env", false},
+		{permission.ModeDefault, nil, ".env", false}, // asked; no one answers
+		{permission.ModeDefault, []permission.Rule{deny}, "notes/private.md", false},
+		{permission.ModeBypass, []permission.Rule{deny}, "notes/private.md", false},
+		{permission.ModeDefault, []permission.Rule{deny}, "notes/public.md", true},
+	}
+	for _, tt := range tests {
+		tk := toolkit.New(toolkit.Options{Logger: quietLogger(), Permission: permission.Context{Mode: tt.mode, Deny: tt.deny}})
+		if _, err := Attach(tk, lib); err != nil {
+			t.Fatal(err)
+		}
+		args, _ := json.Marshal(map[string]any{"skill": "ops", "path": tt.path})
+		d, err := tk.Check(context.Background(), "s", toolkit.Call{Name: ViewerName, Arguments: string(args)}, toolkit.CheckOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if allowed := d.Behavior == permission.Allow; allowed != tt.allowed {
+			t.Errorf("%s, deny %v, %s: %s (%s), want allowed %v", tt.mode, tt.deny, tt.path, d.Behavior, d.Message, tt.allowed)
+		}
+	}
+	// Denied in explore, the call returns nothing of the file.
+	tk := toolkit.New(toolkit.Options{Logger: quietLogger(), Permission: permission.Context{Mode: permission.ModeExplore}})
+	if _, err := Attach(tk, lib); err != nil {
+		t.Fatal(err)
+	}
+	if r := toolkittest.Call(t, tk, "s", ViewerName, map[string]any{"skill": "ops", "path": ".env"}); !r.IsError() || strings.Contains(r.Text(), "hunter2") {
+		t.Errorf("explore, .env: %s %q", r.State, r.Text())
+	}
+}
+
+// TestViewerActivatesOnlyWhereTheModelMay: with reset_tools off, only the
+// program activates groups; a skill bound to a group does not.
+func TestViewerActivatesOnlyWhereTheModelMay(t *testing.T) {
+	lib := NewLibrary(Options{Logger: quietLogger()})
+	if err := lib.Add(Skill{Name: "deploy", Description: "Deploys.", Body: "body", Activates: "prod"}); err != nil {
+		t.Fatal(err)
+	}
+	tk := toolkit.New(toolkit.Options{Logger: quietLogger(), NoResetTools: true})
+	if err := tk.AddGroup(toolkit.Group{Name: "prod", Description: "Production tools."}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Attach(tk, lib); err != nil {
+		t.Fatal(err)
+	}
+	r := toolkittest.Call(t, tk, "s", ViewerName, map[string]any{"skill": "deploy"})
+	if r.IsError() || !strings.Contains(r.Text(), "only the program activates tool groups") {
+		t.Errorf("%s %q", r.State, r.Text())
+	}
+	if got, _ := tk.ActiveGroups(context.Background(), "s"); len(got) != 0 {
+		t.Errorf("active groups %v, want none", got)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/permission/pathpolicy"
 	"github.com/wasmtools/wasmtools/toolkit"
 )
 
@@ -39,14 +40,22 @@ var viewerSchema = json.RawMessage(`{
 // every tool it is safe for concurrent use by any number of sessions, and
 // reads the library's current snapshot at each call.
 type Viewer struct {
-	lib *Library
-	tk  *toolkit.Toolkit
+	lib   *Library
+	tk    *toolkit.Toolkit
+	paths *pathpolicy.Policy
 }
+
+var (
+	_ toolkit.ForeignRuleMatcher     = (*Viewer)(nil)
+	_ toolkit.ContextReadOnlyChecker = (*Viewer)(nil)
+)
 
 // NewViewer returns the viewer of lib's skills. tk is the toolkit the
 // viewer is registered on: it tells which groups are active (skills of an
 // inactive group are invisible) and which groups exist.
-func NewViewer(lib *Library, tk *toolkit.Toolkit) *Viewer { return &Viewer{lib: lib, tk: tk} }
+func NewViewer(lib *Library, tk *toolkit.Toolkit) *Viewer {
+	return &Viewer{lib: lib, tk: tk, paths: pathpolicy.New(pathpolicy.Options{})}
+}
 
 // maxEnumSkills is how many skill names the viewer's schema lists; past
 // it the schema takes any name (the description still lists the first).
@@ -121,10 +130,72 @@ func viewerSchemaWithNames(names []string) (json.RawMessage, error) {
 	return json.Marshal(schema)
 }
 
-// CheckPermissions implements toolkit.Tool: reading a skill is always
-// allowed; the viewer itself keeps reads inside the skill's folder.
-func (v *Viewer) CheckPermissions(context.Context, toolkit.Input, *permission.Context) (permission.Decision, error) {
+// CheckPermissions implements toolkit.Tool: reading a skill is allowed
+// (the viewer keeps reads inside the skill's folder), but a file of a
+// skill's folder is judged as Read judges it: a sensitive file (a key, a
+// credential store; by name or through a link) asks, and Read's deny and
+// ask rules apply to it (MatchForeignRule). A skill folder is often part
+// of the workspace; the viewer must not be the way around Read.
+func (v *Viewer) CheckPermissions(_ context.Context, in toolkit.Input, _ *permission.Context) (permission.Decision, error) {
+	if what, ok := v.sensitive(in); ok {
+		return permission.AskDecision(fmt.Sprintf("Skill would read the sensitive file %s.", what), "sensitive path "+what), nil
+	}
 	return permission.AllowDecision("skills are read-only instructions"), nil
+}
+
+// IsReadOnlyIn implements toolkit.ContextReadOnlyChecker: reading a
+// sensitive file is never automatic, as for Read.
+func (v *Viewer) IsReadOnlyIn(in toolkit.Input, _ *permission.Context) bool {
+	_, sensitive := v.sensitive(in)
+	return !sensitive
+}
+
+// MatchForeignRule implements toolkit.ForeignRuleMatcher: a Read rule
+// hits the file of a skill it names.
+func (v *Viewer) MatchForeignRule(rule permission.Rule, in toolkit.Input, pc *permission.Context) permission.Match {
+	if rule.Tool != "Read" {
+		return permission.NoMatch
+	}
+	target, ok := v.target(in)
+	if !ok {
+		return permission.NoMatch
+	}
+	if rule.Content == "" {
+		return permission.Matches
+	}
+	var dirs []string
+	if pc != nil {
+		dirs = pc.WorkingDirs
+	}
+	return permission.MatchOf(v.paths.Match(rule.Content, target, "/", dirs, pathpolicy.Loose))
+}
+
+// sensitive reports the file a call would read when it is sensitive.
+func (v *Viewer) sensitive(in toolkit.Input) (string, bool) {
+	target, ok := v.target(in)
+	if !ok {
+		return "", false
+	}
+	return v.paths.SensitivePath(target, "/")
+}
+
+// target is the file on disk a call names: the skill's SKILL.md or the
+// file of its folder given by path; ok is false for a skill without a
+// folder, or an unknown one (the call then fails without reading).
+func (v *Viewer) target(in toolkit.Input) (string, bool) {
+	if v.lib == nil {
+		return "", false
+	}
+	name, file := in.String("skill"), in.String("path")
+	if file == "" {
+		file = FileName
+	}
+	for _, s := range v.lib.Skills() {
+		if s.Name == name && s.Dir != "" {
+			return filepath.Join(s.Dir, filepath.FromSlash(file)), true
+		}
+	}
+	return "", false
 }
 
 // Call implements toolkit.Caller.
@@ -207,6 +278,12 @@ func (v *Viewer) activate(ctx context.Context, s Skill) string {
 	}
 	if group == nil {
 		return fmt.Sprintf("(This skill is bound to tool group %q, which does not exist in this host.)", s.Activates)
+	}
+	// A skill is a file; what it says must not grant more than the model
+	// could take itself: where reset_tools is off, only the program
+	// activates groups.
+	if !v.tk.ModelActivatesGroups() {
+		return fmt.Sprintf("(This skill is bound to tool group %q; on this host only the program activates tool groups, so it stays as it is.)", group.Name)
 	}
 	// Atomic in the store: a group another call activates meanwhile stays.
 	added, err := v.tk.ActivateGroup(ctx, rt.SessionID, group.Name)

@@ -55,7 +55,9 @@ type Spec struct {
 	ReadOnly bool `json:"read_only,omitempty"`
 	// Coordination tools change only the session's own state (task lists,
 	// active groups, skill reading): they are allowed in every mode,
-	// EXPLORE included, unless a deny or ask rule names them.
+	// EXPLORE included, unless a deny or ask rule names them or the
+	// tool's own per-call verdict (ReadOnlyChecker) says a call is not
+	// read-only.
 	Coordination bool `json:"coordination,omitempty"`
 	// External tools are executed by someone else: a call suspends with an
 	// external-execution request until its result is submitted.
@@ -172,16 +174,15 @@ type subject struct {
 func (s subject) Name() string { return s.spec.Name }
 
 func (s subject) IsReadOnly(input map[string]any, pc *permission.Context) bool {
-	if s.spec.Coordination {
-		return true
-	}
+	// A tool's own per-call verdict first: a coordination tool may read
+	// a file too (the skill viewer), and such a call is judged like Read.
 	if c, ok := s.tool.(ContextReadOnlyChecker); ok {
 		return c.IsReadOnlyIn(input, pc)
 	}
 	if c, ok := s.tool.(ReadOnlyChecker); ok {
 		return c.IsReadOnly(input)
 	}
-	return s.spec.ReadOnly
+	return s.spec.Coordination || s.spec.ReadOnly
 }
 
 func (s subject) CheckPermissions(ctx context.Context, input map[string]any, pc *permission.Context) (d permission.Decision, err error) {

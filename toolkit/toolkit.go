@@ -594,6 +594,12 @@ func (r *registry) inOrder(set map[string]bool) []string {
 	return out
 }
 
+// ModelActivatesGroups reports whether the model may activate tool groups
+// itself: false with Options.NoResetTools, where only the program does
+// (SetActiveGroups). Tools that activate groups on the model's behalf,
+// such as the skill viewer, follow it.
+func (tk *Toolkit) ModelActivatesGroups() bool { return !tk.opts.NoResetTools }
+
 // SetActiveGroups sets the named groups active in a session, and every
 // other group inactive, as a reset_tools call of the model would. It is
 // how a program activates groups itself (see Options.NoResetTools).
