@@ -31,7 +31,9 @@ func (h *Host) MCPServer() (*mcp.Server, error) {
 	if h.srvErr != nil {
 		return nil, h.srvErr
 	}
-	opts := mcp.ServerOptions{Name: "wasmtools", Version: h.cfg.Version, Logger: h.log, SharedSessions: h.store != nil}
+	opts := mcp.ServerOptions{Name: "wasmtools", Version: h.cfg.Version, Logger: h.log, SharedSessions: h.store != nil,
+		// Without a token, any local process can be an HTTP client.
+		OpenHTTP: h.cfg.TokenFile == ""}
 	if lib := h.lib; lib != nil {
 		// Each new session learns the skills as they are when it starts.
 		opts.MoreInstructions = func() string { return skills.Prompt(lib.Skills()) }

@@ -301,6 +301,9 @@ type permFlags struct {
 	// sessions keep their state, and for how long once idle.
 	store    string
 	storeTTL time.Duration
+	// tokenFile is serve's --token-file: the host then knows that its
+	// HTTP clients present a token (Config.TokenFile).
+	tokenFile string
 }
 
 func (p *permFlags) register(fs *flag.FlagSet) {
@@ -430,6 +433,13 @@ func (p *permFlags) config(e *env, watch bool) (wt.Config, error) {
 		cfg.Store = ""
 	}
 	cfg.StoreTTL = p.storeTTL
+	if p.tokenFile != "" {
+		abs, err := filepath.Abs(p.tokenFile)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.TokenFile = abs
+	}
 	cfg.Watch = watch && !p.noWatch
 	cfg.Logger = e.log
 	cfg.Version = versionString()

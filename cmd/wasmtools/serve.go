@@ -84,6 +84,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if len(pos) > 0 {
 		return usageErrorf("serve takes no arguments, got %q", pos)
 	}
+	pf.tokenFile = *tokenFile
 	if *sessionIdle > 0 {
 		pf.storeTTL = *sessionIdle
 	} else {

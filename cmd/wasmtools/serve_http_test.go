@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -250,5 +252,71 @@ func TestServeHTTPTypeScriptClient(t *testing.T) {
 	}
 	if ok < n {
 		t.Errorf("only %d of %d edits succeeded: a session's own Read → Edit should mostly win", ok, 2*n)
+	}
+}
+
+// bearer adds a token to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// TestServeHTTPNoSelfApproval: without a token, any local process can be
+// an HTTP client of serve --http, a command the server started included:
+// it could open its own session, call Bash with "sandbox": "off" and
+// answer the safety question itself. Such questions are therefore never
+// put to an HTTP client without a token; with --token-file they are.
+func TestServeHTTPNoSelfApproval(t *testing.T) {
+	needSandbox(t)
+	for _, withToken := range []bool{false, true} {
+		t.Run(fmt.Sprintf("token=%v", withToken), func(t *testing.T) {
+			work, outside := t.TempDir(), t.TempDir()
+			target := filepath.Join(outside, "x")
+			args := []string{"--mode", "bypass", "--sandbox", "auto"}
+			httpClient := http.DefaultClient
+			if withToken {
+				tokenFile := filepath.Join(t.TempDir(), "token")
+				if err := os.WriteFile(tokenFile, []byte("0123456789abcdef0123456789abcdef\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, "--token-file", tokenFile)
+				httpClient = &http.Client{Transport: bearer{"0123456789abcdef0123456789abcdef", http.DefaultTransport}}
+			}
+			url, _ := serveHTTP(t, work, args...)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			var asked atomic.Int32
+			client := sdk.NewClient(&sdk.Implementation{Name: "self", Version: "1"}, &sdk.ClientOptions{
+				ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+					asked.Add(1)
+					return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"decision": "once"}}, nil
+				},
+			})
+			cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: httpClient}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "touch " + target, "sandbox": "off"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, statErr := os.Stat(target)
+			if withToken {
+				if asked.Load() != 1 || res.IsError || statErr != nil {
+					t.Errorf("with a token: asked %d times, error %v (%s), ran %v", asked.Load(), res.IsError, resultText(res), statErr == nil)
+				}
+				return
+			}
+			if asked.Load() != 0 || !res.IsError || !strings.Contains(resultText(res), "without a token") || statErr == nil {
+				t.Errorf("without a token: asked %d times, error %v (%s), ran %v", asked.Load(), res.IsError, resultText(res), statErr == nil)
+			}
+		})
 	}
 }

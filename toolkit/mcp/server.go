@@ -40,6 +40,15 @@ type ServerOptions struct {
 	// elsewhere, so its state stays in the store, where it expires when
 	// idle; only a client's DELETE of its session forgets it.
 	SharedSessions bool
+	// OpenHTTP says that HTTP requests reach this server with no token
+	// (wasmtools serve --http on loopback without --token-file): any
+	// local process can open a session, a command this server started
+	// included. A safety question (a bypass-immune ask: a command asking
+	// to run outside the OS sandbox, an operator's ask rule) is then never
+	// put to an HTTP client, since the command could answer its own: the
+	// call is refused, saying how to allow it. Sessions over stdio are
+	// not affected: their client started the server.
+	OpenHTTP bool
 }
 
 // Server serves a toolkit over MCP.
@@ -350,6 +359,14 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 				}
 				continue
 			}
+			if d := out.Confirmation.Decision; d.BypassImmune && s.opts.OpenHTTP && overHTTP(req) {
+				if err := turn.Confirm(out.Call.ID, toolkit.Approval{Approve: false, Message: "this server takes HTTP requests without a token, " +
+					"so a command it runs could answer this safety question itself; it is not asked over HTTP. " + d.Message +
+					" Start the server with --token-file, or serve this client over stdio."}); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			token, err := s.putPending(ctx, sid, out.Call.ID, turn, out.Confirmation.Decision, nil, prog)
 			if err != nil {
 				return nil, err
@@ -579,6 +596,12 @@ func cannotAsk(d permission.Decision) toolkit.Approval {
 		msg += " An allow rule such as " + rules + " in the server's configuration would let calls like this one run."
 	}
 	return toolkit.Approval{Approve: false, Message: msg}
+}
+
+// overHTTP reports a request that came over HTTP (the SDK passes its
+// headers; stdio has none).
+func overHTTP(req *sdk.CallToolRequest) bool {
+	return req.Extra != nil && req.Extra.Header != nil
 }
 
 func canElicit(ss *sdk.ServerSession) bool {
