@@ -10,8 +10,10 @@
 // that is relative (it names the current folder, which is the agent's),
 // that lies in or below an untrusted folder (the working directories,
 // the sandbox's writable paths, the temporary folder), or that everyone
-// may write; a program found only in such an entry is
-// refused with a message that says where it was and what to do.
+// may write; a program found only in such an entry is refused with a
+// message that says where it was and what to do. Env gives the programs
+// the host starts that PATH, and none of the variables that would make
+// them load code from the workspace.
 package programs
 
 import (
@@ -41,8 +43,8 @@ type Dropped struct {
 
 // New returns a Resolver over path (a PATH value, os.PathListSeparator
 // between entries) that finds no program in a relative entry, in or below
-// any of the untrusted folders (absolute paths; symlinks are resolved),
-// or in a folder others may write.
+// any of the untrusted folders (relative ones are taken from the current
+// folder; links are resolved), or in a folder everyone may write.
 func New(path string, untrusted []string) *Resolver {
 	r := &Resolver{}
 	for _, u := range untrusted {
@@ -90,9 +92,9 @@ func (r *Resolver) Dropped() []Dropped { return slices.Clone(r.dropped) }
 
 // LookPath finds name as exec.LookPath would on the filtered PATH. A name
 // with a path separator must be absolute and outside the untrusted
-// folders. The program found is refused if it is a link into an
-// untrusted folder. A program found only in a dropped entry gets an
-// error naming that entry.
+// folders. The program found is refused if resolving it passes through
+// an untrusted folder (a link there can be re-pointed). A program found
+// only in a dropped entry gets an error naming that entry.
 func (r *Resolver) LookPath(name string) (string, error) {
 	if name == "" {
 		return "", errors.New("programs: no program named")
