@@ -119,7 +119,8 @@ func (e *argsError) Unwrap() error { return e.err }
 // emit returns an error once no more chunks are wanted: ctx is done (the
 // error wraps ctx.Err()), or whoever reads the stream stopped reading
 // ([ErrStopped], returned by the emit of the last chunk read and every
-// one after). fn should then return at once; when the reader stopped,
+// one after; it wraps ctx.Err() too when the reader stopped because ctx
+// was done meanwhile). fn should then return at once; when the reader stopped,
 // what it returns is dropped. emit may be called from several goroutines,
 // one chunk at a time, but not after fn has returned, and a chunk must
 // not be changed once emitted. A nil chunk is skipped.
@@ -183,6 +184,11 @@ func (t *streamFuncTool[In]) Call(ctx context.Context, in Input) Stream {
 			}
 			if c != nil && !yield(c, nil) {
 				closed = ErrStopped
+				if err := ctx.Err(); err != nil {
+					// The reader stopped because the call was cancelled
+					// meanwhile: the error says both.
+					closed = fmt.Errorf("%w: %w", ErrStopped, err)
+				}
 				return closed
 			}
 			return nil
