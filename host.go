@@ -154,6 +154,7 @@ func (h *Host) build(ctx context.Context, servers []mcp.ServerConfig) error {
 		}
 		h.log.Info("PATH entries the host runs no program from", "entries", strings.Join(entries, "; "))
 	}
+	h.warnWritableSources()
 	if err := registerBuiltins(h.tk, sb, h.programs, cfg.Tools); err != nil {
 		return fmt.Errorf("%stools: %w", cfg.where(), err)
 	}
@@ -384,6 +385,40 @@ func (h *Host) connectMCP(ctx context.Context, servers []mcp.ServerConfig) {
 // adds the temporary folder.)
 func (h *Host) toolWritable() []string {
 	return slices.Concat(h.cfg.WorkingDirs, h.cfg.Sandbox.Writable)
+}
+
+// warnWritableSources warns, once at start, about what the host loads or
+// runs from a folder tool calls may write: plugin and skill folders (a
+// module or SKILL.md a call drops there is served, and a skill may bind a
+// tool group), and writable paths that hold a package launcher's cache
+// or configuration (npx, uvx, pip and go run later run what a confined
+// command put there, as the host's user).
+func (h *Host) warnWritableSources() {
+	for _, dir := range h.cfg.Plugins {
+		if h.programs.Untrusted(dir) {
+			h.log.Warn("plugin folder lies in a folder tool calls may write: a module a call drops there is loaded; keep plugin folders outside the working directories and writable paths",
+				"folder", dir)
+		}
+	}
+	for _, dir := range h.cfg.Skills {
+		if h.programs.Untrusted(dir) {
+			h.log.Warn("skill folder lies in a folder tool calls may write: a SKILL.md a call drops there is served, and can bind a tool group; keep skill folders outside the working directories and writable paths",
+				"folder", dir)
+		}
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return
+	}
+	for _, w := range h.cfg.Sandbox.Writable {
+		for _, launcher := range []string{".npm", ".npmrc", ".cache/uv", ".cache/pip", ".local/share/uv", "go/pkg/mod", ".cargo", ".m2"} {
+			p := filepath.Join(home, launcher)
+			if p == w || strings.HasPrefix(p, w+string(filepath.Separator)) || strings.HasPrefix(w, p+string(filepath.Separator)) {
+				h.log.Warn("a sandbox writable path holds a package launcher's cache or configuration: a confined command can change code that npx, uvx, pip, cargo or go run later run unconfined",
+					"writable", w, "launcher", p)
+			}
+		}
+	}
 }
 
 // serverDir is the working directory of a stdio MCP server whose

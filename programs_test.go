@@ -158,3 +158,43 @@ func TestShimFindsNoPlantedInterpreter(t *testing.T) {
 		t.Error("the rg shim ran the bash planted in the working directory")
 	}
 }
+
+// TestWritableSourcesWarned: plugin and skill folders a tool call can
+// write, and writable paths that hold a launcher's cache, are warned
+// about at start; folders outside are not.
+func TestWritableSourcesWarned(t *testing.T) {
+	work, outside := workspace(t), workspace(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, dir := range []string{filepath.Join(work, "plugins"), filepath.Join(work, "skills"), filepath.Join(outside, "plugins")} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := wasmtools.Config{
+		WorkingDirs: []string{work},
+		Plugins:     []string{filepath.Join(work, "plugins"), filepath.Join(outside, "plugins")},
+		Skills:      []string{filepath.Join(work, "skills")},
+		Sandbox:     wasmtools.SandboxConfig{Writable: []string{"~/.npm"}},
+	}
+	quiet(t, &cfg)
+	var logs strings.Builder
+	var mu sync.Mutex
+	cfg.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+	open(t, cfg)
+	mu.Lock()
+	logged := logs.String()
+	mu.Unlock()
+	for _, want := range []string{
+		"writable paths\" folder=" + filepath.Join(work, "plugins"),
+		"skill folder lies in a folder tool calls may write",
+		"launcher=" + filepath.Join(home, ".npm"),
+	} {
+		if !strings.Contains(logged, want) {
+			t.Errorf("the log lacks %q:\n%s", want, logged)
+		}
+	}
+	if strings.Contains(logged, "folder="+filepath.Join(outside, "plugins")) {
+		t.Errorf("a plugin folder outside the workspace was warned about:\n%s", logged)
+	}
+}
