@@ -60,7 +60,7 @@ lint: ## gofmt, go vet, staticcheck, go mod tidy, and cross-builds of the cgo-fr
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	for m in $(SUBMODULES); do (cd $$m && $(GO) vet ./... && GOOS=wasip1 GOARCH=wasm $(GO) vet ./...) || exit 1; done
-	@command -v staticcheck >/dev/null || { echo "staticcheck is not installed: go install honnef.co/go/tools/cmd/staticcheck@latest"; exit 1; }
+	@command -v staticcheck >/dev/null || { echo "staticcheck is not installed: go install honnef.co/go/tools/cmd/staticcheck@v0.8.2 (the version .ci/run pins)"; exit 1; }
 	staticcheck ./...
 	for m in $(SUBMODULES); do (cd $$m && staticcheck ./...) || exit 1; done
 	$(GO) mod tidy -diff
