@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/permission/pathpolicy"
@@ -73,11 +74,14 @@ type Grep struct {
 	opts    GrepOptions
 	backend Backend
 	paths   *pathpolicy.Policy
+	// rg is rg found and its environment made, once per tool.
+	rg func() (search.RgEngine, error)
 }
 
 // NewGrep returns the Grep tool.
 func NewGrep(opts GrepOptions) *Grep {
 	g := &Grep{opts: opts, backend: opts.Backend, paths: pathpolicy.New(pathpolicy.Options{Home: opts.Home})}
+	g.rg = sync.OnceValues(g.findRg)
 	if g.backend == nil {
 		g.backend = &LocalBackend{}
 	}
@@ -415,8 +419,8 @@ func (g *Grep) engine() (string, grepEngine, error) {
 		return EngineGo, goEngine, nil
 	case "", EngineAuto:
 		if local {
-			if p, err := g.rgPath(); err == nil {
-				return EngineRg, &search.RgEngine{Path: p, Env: g.rgEnv()}, nil
+			if rg, err := g.rg(); err == nil {
+				return EngineRg, &rg, nil
 			}
 		}
 		return EngineGo, goEngine, nil
@@ -424,20 +428,27 @@ func (g *Grep) engine() (string, grepEngine, error) {
 		if !local {
 			return "", nil, errors.New("grep: the rg engine works only with a LocalBackend")
 		}
-		p, err := g.rgPath()
+		rg, err := g.rg()
 		if err != nil {
 			return "", nil, fmt.Errorf("grep: the rg engine was requested but rg is not installed: %v", err)
 		}
-		return EngineRg, &search.RgEngine{Path: p, Env: g.rgEnv()}, nil
+		return EngineRg, &rg, nil
 	}
 	return "", nil, fmt.Errorf("grep: unknown engine %q: use auto, go or rg", g.opts.Engine)
 }
 
-func (g *Grep) rgEnv() []string {
-	if g.opts.Env == nil {
-		return nil
+// findRg finds rg and makes its environment: once per tool (see
+// NewGrep), as the host resolves the programs it runs once, at start.
+func (g *Grep) findRg() (search.RgEngine, error) {
+	p, err := g.rgPath()
+	if err != nil {
+		return search.RgEngine{}, err
 	}
-	return g.opts.Env(os.Environ())
+	rg := search.RgEngine{Path: p}
+	if g.opts.Env != nil {
+		rg.Env = g.opts.Env(os.Environ())
+	}
+	return rg, nil
 }
 
 func (g *Grep) rgPath() (string, error) {

@@ -103,6 +103,9 @@ func Connect(ctx context.Context, cfg ServerConfig, opts ClientOptions) (*Client
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 60 * time.Second
 	}
+	if opts.Programs == nil && cfg.Command != "" {
+		opts.Programs = programs.FromEnvironment(nil) // once: reconnects reuse it
+	}
 	c := &Client{cfg: cfg, opts: opts, log: opts.Logger}
 	if c.log == nil {
 		c.log = slog.Default()
@@ -127,9 +130,6 @@ func (c *Client) transport() (sdk.Transport, error) {
 		return &sdk.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}, nil
 	}
 	progs := c.opts.Programs
-	if progs == nil {
-		progs = programs.FromEnvironment(nil)
-	}
 	path, err := progs.LookPath(c.cfg.Command)
 	if err != nil {
 		return nil, fmt.Errorf("MCP server %s: %w", c.cfg.Name, err)
