@@ -211,3 +211,27 @@ func TestWritableSourcesWarned(t *testing.T) {
 		t.Errorf("plugin folder outside the workspace (in a temporary folder: %v) warned about: %v\n%s", outsideInTemp, warned, logged)
 	}
 }
+
+// TestMCPServerCwdResolved: a server's cwd is taken relative to the
+// configuration's folder, ~/ is the home folder, and none leaves it to
+// the host (which starts the server outside the working directory).
+func TestMCPServerCwdResolved(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	dir := t.TempDir()
+	cfg := wasmtools.Config{
+		Dir: dir,
+		MCPServers: map[string]wasmtools.MCPServerConfig{
+			"rel":  {URL: "http://127.0.0.1:1/mcp", Cwd: "servers"},
+			"home": {URL: "http://127.0.0.1:1/mcp", Cwd: "~/mcp"},
+			"none": {URL: "http://127.0.0.1:1/mcp"},
+		},
+	}
+	quiet(t, &cfg)
+	got := open(t, cfg).Config().MCPServers
+	for name, want := range map[string]string{"rel": filepath.Join(dir, "servers"), "home": filepath.Join(home, "mcp"), "none": ""} {
+		if got[name].Cwd != want {
+			t.Errorf("%s: cwd %q, want %q", name, got[name].Cwd, want)
+		}
+	}
+}
