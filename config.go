@@ -128,6 +128,16 @@ type Config struct {
 	// ({"mcpServers": {...}}, see mcp.ParseServers) whose servers the host
 	// connects to besides MCPServers. Open protects them.
 	MCPConfigFiles []string `yaml:"-"`
+	// TrustFile is the plugin trust record (see host.TrustRecord): a
+	// module or group file that lies in a folder tool calls may write (a
+	// working directory, a sandbox writable path) serves only as recorded
+	// there, and `wasmtools plugins trust` records it. Empty means
+	// host.DefaultTrustFile (WASMTOOLS_TRUST_FILE, else trust.json in the
+	// user's configuration folder). A record that lies in a folder tool
+	// calls may write is not read: nothing there serves. Open protects
+	// the file. Not read from the configuration file, which may itself
+	// lie in a working directory.
+	TrustFile string `yaml:"-"`
 	// Watch makes the host follow its plugin and skill folders: files
 	// dropped, replaced or deleted update the tools while the host runs.
 	// With Watch on, plugin folders load in the background (Open does not
@@ -470,6 +480,14 @@ func (c Config) resolve() (Config, error) {
 	if c.File != "" {
 		c.File = rel(c.File)
 	}
+	if c.TrustFile == "" {
+		f, err := host.DefaultTrustFile()
+		if err != nil {
+			return c, err
+		}
+		c.TrustFile = f
+	}
+	c.TrustFile = rel(c.TrustFile)
 	if c.TokenFile != "" {
 		c.TokenFile = rel(c.TokenFile)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wasmtools/wasmtools/host"
+	"github.com/wasmtools/wasmtools/internal/watch"
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/sandbox"
 	"github.com/wasmtools/wasmtools/skills"
@@ -40,6 +41,10 @@ type Host struct {
 	// programs finds what the host runs itself (rg, bash, MCP servers)
 	// outside every folder tool calls may write.
 	programs *programs.Resolver
+	// writable tells the files a tool call may have written: those in or
+	// below a working directory or a sandbox writable path, or reached
+	// through a link there.
+	writable *programs.Resolver
 
 	lib    *skills.Library // nil without skill folders
 	viewer *skills.Viewer
@@ -147,6 +152,7 @@ func (h *Host) build(ctx context.Context, servers []mcp.ServerConfig) error {
 	}
 	h.sb = sb
 	h.programs = programs.FromEnvironment(h.toolWritable())
+	h.writable = programs.New("", h.toolWritable())
 	if dropped := h.programs.Dropped(); len(dropped) > 0 {
 		var entries []string
 		for _, d := range dropped {
@@ -200,6 +206,7 @@ func (h *Host) permission() *permission.Context {
 		pc.Protected = append(pc.Protected, cfg.File)
 	}
 	pc.Protected = append(pc.Protected, cfg.MCPConfigFiles...)
+	pc.Protected = append(pc.Protected, cfg.TrustFile)
 	pc.Protected = append(pc.Protected, cfg.Plugins...)
 	pc.Protected = append(pc.Protected, cfg.Skills...)
 	ProtectWorkingDirs(pc)
@@ -258,12 +265,15 @@ func (h *Host) openPlugins(ctx, watchCtx context.Context) error {
 		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 		return host.Config{Grants: cfg.Grants[name]}
 	}
+	if cfg.Watch {
+		h.watches.Go(func() { h.watchTrust(watchCtx) })
+	}
 	for _, dir := range cfg.Plugins {
 		// A folder that does not exist yet is fine to watch, not to load.
 		if info, err := os.Stat(dir); err != nil && !cfg.Watch || err == nil && !info.IsDir() {
 			return fmt.Errorf("plugins %s: not a folder: give a folder of .wasm files (with Watch on, one that does not exist yet is waited for)", dir)
 		}
-		opts := host.FolderOptions{Config: grants, Group: cfg.PluginGroup}
+		opts := host.FolderOptions{Config: grants, Group: cfg.PluginGroup, Approvals: h.approvals, Untrusted: h.writable.Untrusted}
 		if !cfg.Watch {
 			f, err := ph.OpenFolder(ctx, h.tk, dir, opts)
 			if err != nil {
@@ -291,6 +301,36 @@ func (h *Host) openPlugins(ctx, watchCtx context.Context) error {
 		})
 	}
 	return nil
+}
+
+// approvals reads the plugin trust record, for the plugin folders (see
+// host.FolderOptions.Approvals). A record that lies where a tool call
+// may write approves nothing: an agent could approve its own module.
+func (h *Host) approvals() (*host.TrustRecord, error) {
+	file := h.cfg.TrustFile
+	if h.writable.Untrusted(file) {
+		return nil, fmt.Errorf("the trust record %s lies in a folder tool calls may write, so the host does not read it; keep it outside the working directories and writable paths (set %s)", file, host.TrustFileEnv)
+	}
+	return host.ReadTrust(file)
+}
+
+// watchTrust syncs the plugin folders when the trust record changes,
+// so that `wasmtools plugins trust` and `revoke` take effect on a
+// running host. It runs until ctx ends.
+func (h *Host) watchTrust(ctx context.Context) {
+	// The watch needs the record's folder; making it (for its owner
+	// only) is what the first `wasmtools plugins trust` would do.
+	_ = os.MkdirAll(filepath.Dir(h.cfg.TrustFile), 0o700)
+	w, err := watch.New(h.cfg.TrustFile, watch.Options{Depth: 0, Debounce: host.DefaultDebounce, Logger: h.log})
+	if err != nil {
+		h.log.Warn("plugin trust record not watched; approvals take effect at the next change of a plugin folder or restart", "file", h.cfg.TrustFile, "err", err)
+		return
+	}
+	w.Run(ctx, func() {
+		for _, f := range h.Folders() {
+			f.Sync(ctx)
+		}
+	})
 }
 
 // addFolder records f for Folders and Close; false when the host has
@@ -396,8 +436,8 @@ func (h *Host) toolWritable() []string {
 func (h *Host) warnWritableSources() {
 	for _, dir := range h.cfg.Plugins {
 		if h.programs.Untrusted(dir) {
-			h.log.Warn("plugin folder lies in a folder tool calls may write: a module a call drops there is loaded; keep plugin folders outside the working directories and writable paths",
-				"folder", dir)
+			h.log.Warn("plugin folder lies in a folder tool calls may write: its modules serve only once the operator trusts them (wasmtools plugins trust); keep plugin folders outside the working directories and writable paths",
+				"folder", dir, "trust_record", h.cfg.TrustFile)
 		}
 	}
 	for _, dir := range h.cfg.Skills {

@@ -54,6 +54,21 @@ type FolderOptions struct {
 	// outside any lock, on the goroutine that applied the change (the one
 	// calling Sync, or Watch's).
 	OnEvent func(FolderEvent)
+	// Approvals, when set, marks the folder as one tool calls may write
+	// (it lies in a working directory or a sandbox writable path): its
+	// module and group files serve only as the operator approved them
+	// (see TrustRecord), with the sidecar as approved, and the others wait
+	// (EventPending). It is called at every Sync, so that an approval or
+	// a revocation given meanwhile counts; an error leaves every file of
+	// the folder waiting. Nil means the folder is the operator's own: its
+	// files serve as they are.
+	Approvals func() (*TrustRecord, error)
+	// Untrusted, with Approvals, narrows the approval to the files a
+	// tool call could have written: those for which it reports true (a
+	// module, its sidecar or a group file in a working directory, or
+	// reached through a link into one). Nil means every file of the
+	// folder.
+	Untrusted func(path string) bool
 }
 
 // FolderEventKind says what happened to a file of a plugin folder.
@@ -65,6 +80,7 @@ const (
 	EventReplaced FolderEventKind = "replaced" // a changed module serves instead of its previous version
 	EventRemoved  FolderEventKind = "removed"  // a module's file is gone and so are its tools
 	EventFailed   FolderEventKind = "failed"   // a module or group file is broken; the last good version, if any, serves on
+	EventPending  FolderEventKind = "pending"  // a module or group file waits for the operator's approval (FolderOptions.Approvals)
 )
 
 // FolderEvent reports one change of a plugin folder.
@@ -103,6 +119,9 @@ type Folder struct {
 	loaded map[string]*folderModule // by module path
 	groups map[string]bool          // groups this folder created
 	failed map[string]string        // path -> error, reported once
+	// pending are the paths of failed whose error is that they wait for
+	// the operator's approval.
+	pending map[string]bool
 	// hung are modules whose load ran out of time, by path: they are not
 	// loaded again (each try would hold a Sync for their timeout) until
 	// the module or its sidecar changes.
@@ -115,6 +134,9 @@ type Folder struct {
 type folderModule struct {
 	plugin *Plugin
 	group  string
+	// approval is the operator's approval it serves under, in a folder
+	// with Approvals; nil in the operator's own folders.
+	approval *TrustedModule
 	digest string // of the module and its sidecar
 	stamp  string // their sizes, times and inodes, to skip hashing unchanged files
 	tools  []string
@@ -147,7 +169,7 @@ func (h *Host) OpenFolder(ctx context.Context, tk *toolkit.Toolkit, dir string, 
 	f := &Folder{
 		h: h, tk: tk, dir: abs, opts: opts, log: h.log.With("plugin_folder", abs),
 		loaded: map[string]*folderModule{}, groups: map[string]bool{}, failed: map[string]string{},
-		hung: map[string]hungModule{},
+		pending: map[string]bool{}, hung: map[string]hungModule{},
 	}
 	h.foldersMu.Lock()
 	h.folders = append(h.folders, f)
@@ -159,12 +181,28 @@ func (h *Host) OpenFolder(ctx context.Context, tk *toolkit.Toolkit, dir string, 
 // Dir returns the folder's absolute path.
 func (f *Folder) Dir() string { return f.dir }
 
-// Failed returns the files that failed to load, with the reasons, sorted
-// by path. A failed file that replaced a good one leaves that one serving.
+// Failed returns the files that failed to load, with the reasons. A
+// failed file that replaced a good one leaves that one serving. Files
+// that wait for the operator's approval are not failures: see Pending.
 func (f *Folder) Failed() map[string]string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return maps.Clone(f.failed)
+	out := maps.Clone(f.failed)
+	maps.DeleteFunc(out, func(p, _ string) bool { return f.pending[p] })
+	return out
+}
+
+// Pending returns the module and group files that wait for the
+// operator's approval (FolderOptions.Approvals), with the reasons: new
+// files, files changed since they were approved, approvals revoked.
+func (f *Folder) Pending() map[string]string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]string{}
+	for p := range f.pending {
+		out[p] = f.failed[p]
+	}
+	return out
 }
 
 // wantedModule is a module file found by a scan.
@@ -174,7 +212,7 @@ type wantedModule struct {
 
 // scan lists the folder's module files and sub-folder groups. A missing
 // folder is empty.
-func (f *Folder) scan() ([]wantedModule, map[string]toolkit.Group, map[string]error) {
+func (f *Folder) scan(trust *trustState) ([]wantedModule, map[string]toolkit.Group, map[string]error) {
 	var mods []wantedModule
 	groups := map[string]toolkit.Group{}
 	failures := map[string]error{}
@@ -191,7 +229,7 @@ func (f *Folder) scan() ([]wantedModule, map[string]toolkit.Group, map[string]er
 			continue
 		}
 		sub := filepath.Join(f.dir, e.Name())
-		g, err := readGroupFile(e.Name(), sub)
+		g, err := trust.readGroupFile(e.Name(), sub)
 		if err != nil {
 			failures[filepath.Join(sub, GroupFileName)] = err
 			continue // the group's modules stay as they were
@@ -209,14 +247,24 @@ func (f *Folder) scan() ([]wantedModule, map[string]toolkit.Group, map[string]er
 }
 
 func readGroupFile(name, dir string) (toolkit.Group, error) {
-	g := toolkit.Group{Name: name, Description: "Tools of the plugins in the folder " + name + "."}
-	data, err := os.ReadFile(filepath.Join(dir, GroupFileName))
+	data, err := readPluginFile(filepath.Join(dir, GroupFileName))
 	if errors.Is(err, fs.ErrNotExist) {
-		return g, nil
+		return defaultGroup(name), nil
 	}
 	if err != nil {
-		return g, err
+		return defaultGroup(name), err
 	}
+	return parseGroupFile(name, data)
+}
+
+// defaultGroup is the group of a sub-folder without a group file.
+func defaultGroup(name string) toolkit.Group {
+	return toolkit.Group{Name: name, Description: "Tools of the plugins in the folder " + name + "."}
+}
+
+// parseGroupFile parses the group file of the sub-folder name.
+func parseGroupFile(name string, data []byte) (toolkit.Group, error) {
+	g := defaultGroup(name)
 	var gf groupFile
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -474,13 +522,13 @@ func (f *Folder) Close(ctx context.Context) error {
 // fileDigest hashes a module and its sidecar, so that a change of either
 // reloads the module.
 func fileDigest(path string) (string, error) {
-	wasm, err := os.ReadFile(path)
+	wasm, err := readPluginFile(path)
 	if err != nil {
 		return "", err
 	}
 	h := sha256.New()
 	h.Write(wasm)
-	if side, err := os.ReadFile(SidecarPath(path)); err == nil {
+	if side, err := readPluginFile(SidecarPath(path)); err == nil {
 		h.Write([]byte{0})
 		h.Write(side)
 	}

@@ -26,7 +26,7 @@ import (
 // winner. A name something else registered (a built-in tool, an MCP
 // server's, a Go function) is never taken.
 func (f *Folder) Sync(ctx context.Context) {
-	r := &syncRun{f: f, ctx: ctx, stillFailing: map[string]bool{}, nextHung: map[string]hungModule{}, inWanted: map[string]bool{}}
+	r := &syncRun{f: f, ctx: ctx, stillFailing: map[string]bool{}, nextHung: map[string]hungModule{}, inWanted: map[string]bool{}, unapproved: map[string]bool{}}
 	resyncOthers := false
 	f.mu.Lock()
 	defer func() {
@@ -43,8 +43,15 @@ func (f *Folder) Sync(ctx context.Context) {
 	if f.closed {
 		return
 	}
+	if f.opts.Approvals != nil {
+		r.trust = &trustState{untrusted: f.opts.Untrusted}
+		r.trust.record, r.trust.err = f.opts.Approvals()
+		if r.trust.err == nil && r.trust.record == nil {
+			r.trust.record = &TrustRecord{}
+		}
+	}
 	var wanted []wantedModule
-	wanted, r.groups, r.failures = f.scan()
+	wanted, r.groups, r.failures = f.scan(r.trust)
 	for p, err := range r.failures {
 		r.stillFailing[p] = true
 		r.fail(p, "", err)
@@ -84,6 +91,12 @@ type syncRun struct {
 	// nextHung are the modules whose load timed out, not tried again
 	// until they change.
 	nextHung map[string]hungModule
+	// trust holds the operator's approvals in a folder with Approvals;
+	// nil in the operator's own folders.
+	trust *trustState
+	// unapproved are the modules whose serving version lost its
+	// approval in this Sync.
+	unapproved map[string]bool
 }
 
 // fail records a failure, logged and reported once until it changes.
@@ -93,6 +106,13 @@ func (r *syncRun) fail(path, group string, err error) {
 		return // reported already
 	}
 	f.failed[path] = err.Error()
+	if errors.Is(err, ErrNotTrusted) {
+		f.pending[path] = true
+		f.log.Warn("plugin file waits for the operator's approval", "file", path, "err", err)
+		r.events = append(r.events, FolderEvent{Kind: EventPending, Path: path, Group: group, Err: err})
+		return
+	}
+	delete(f.pending, path)
 	f.log.Warn("plugin not loaded; the last good version, if any, keeps serving", "file", path, "err", err)
 	r.events = append(r.events, FolderEvent{Kind: EventFailed, Path: path, Group: group, Err: err})
 }
@@ -145,6 +165,9 @@ func (r *syncRun) candidates(wanted []wantedModule) (cands []*candidate, toLoad 
 			c.err = hung.err
 			r.nextHung[w.path] = hung
 		}
+		if r.trust != nil {
+			r.trust.decide(c)
+		}
 		if c.err == nil && (c.old == nil || c.old.digest != c.digest || c.old.group != w.group) {
 			c.load = len(toLoad)
 			toLoad = append(toLoad, w.path)
@@ -155,7 +178,7 @@ func (r *syncRun) candidates(wanted []wantedModule) (cands []*candidate, toLoad 
 	}
 	// Modules of a group whose group file broke keep serving as they were.
 	for path, m := range f.loaded {
-		if _, broken := r.failures[filepath.Join(filepath.Dir(path), GroupFileName)]; broken && m.group != f.opts.Group && !r.inWanted[path] {
+		if _, broken := r.failures[filepath.Join(filepath.Dir(path), GroupFileName)]; broken && m.group != f.opts.Group && !r.inWanted[path] && r.trust.approves(path, m) {
 			cands = append(cands, &candidate{wantedModule: wantedModule{path, m.group}, old: m, digest: m.digest, stamp: m.stamp, load: -1})
 		}
 	}
@@ -166,7 +189,23 @@ func (r *syncRun) candidates(wanted []wantedModule) (cands []*candidate, toLoad 
 // compiling is the slow part.
 func (r *syncRun) load(cands []*candidate, toLoad []string) {
 	ctx := r.ctx
-	plugins, loadErrs := r.f.h.LoadFiles(ctx, toLoad, r.f.opts.Config)
+	approved := map[string]*TrustedModule{}
+	for _, c := range cands {
+		if c.load >= 0 && c.approval != nil {
+			approved[c.path] = c.approval
+		}
+	}
+	h := r.f.h
+	plugins, loadErrs := h.loadEach(ctx, toLoad, func(path string) (*Plugin, error) {
+		var cfg Config
+		if r.f.opts.Config != nil {
+			cfg = r.f.opts.Config(path)
+		}
+		if a := approved[path]; a != nil {
+			return h.loadApproved(ctx, path, cfg, a)
+		}
+		return h.LoadFile(ctx, path, cfg)
+	})
 	for _, c := range cands {
 		if c.load < 0 {
 			continue
@@ -211,9 +250,12 @@ func (r *syncRun) claim(cands []*candidate) claimed {
 		}
 		var options []*folderModule
 		if c.plugin != nil {
-			options = append(options, &folderModule{plugin: c.plugin, group: c.group, digest: c.digest, stamp: c.stamp, tools: toolNames(c.plugin)})
+			options = append(options, &folderModule{plugin: c.plugin, group: c.group, approval: c.approval, digest: c.digest, stamp: c.stamp, tools: toolNames(c.plugin)})
 		}
-		if c.old != nil {
+		if c.dropOld {
+			r.unapproved[c.path] = true
+		}
+		if c.old != nil && !c.dropOld {
 			options = append(options, c.old)
 		}
 		for _, m := range options {
@@ -249,6 +291,7 @@ func (r *syncRun) claim(cands []*candidate) claimed {
 	for p := range f.failed {
 		if !r.stillFailing[p] {
 			delete(f.failed, p)
+			delete(f.pending, p)
 		}
 	}
 	// Names this folder served and serves no more, unless another folder
@@ -307,6 +350,10 @@ func (r *syncRun) commit(c claimed) {
 			f.log.Info("plugin removed", "file", path, "tools", m.tools)
 			r.events = append(r.events, FolderEvent{Kind: EventRemoved, Path: path, Group: m.group, Tools: m.tools})
 			f.retire(m.plugin, successorOf(m, servedBy))
+		case !ok && r.unapproved[path]:
+			f.log.Info("plugin removed: the operator's approval of the version serving was revoked or replaced", "file", path, "tools", m.tools)
+			r.events = append(r.events, FolderEvent{Kind: EventRemoved, Path: path, Group: m.group, Tools: m.tools})
+			f.retire(m.plugin, successorOf(m, servedBy))
 		case !ok:
 			f.retire(m.plugin, successorOf(m, servedBy)) // failed: reported above
 		case n.plugin != m.plugin:
@@ -338,6 +385,12 @@ type candidate struct {
 	load   int // index in the Sync's loads; -1 when not loaded again
 	err    error
 	plugin *Plugin
+	// approval is the operator's approval of the file as it is now, in
+	// a folder with Approvals.
+	approval *TrustedModule
+	// dropOld is set when the version serving is no longer approved: it
+	// may not serve on as the last good version.
+	dropOld bool
 }
 
 // swap is a module whose serving version changes (or that serves names

@@ -245,7 +245,7 @@ func (p *Plugin) Grants() abi.Grants { return p.grants }
 // manifest and sha256 pin) of its sidecar file NAME.json merged under the
 // given configuration.
 func (h *Host) LoadFile(ctx context.Context, path string, cfg Config) (*Plugin, error) {
-	wasm, err := os.ReadFile(path)
+	wasm, err := readPluginFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load plugin: %w", err)
 	}

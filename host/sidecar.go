@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -54,15 +53,20 @@ func SidecarPath(wasmPath string) string {
 // ReadSidecar reads the sidecar of a module file; a missing sidecar is
 // an empty one.
 func ReadSidecar(wasmPath string) (Sidecar, error) {
-	var s Sidecar
 	path := SidecarPath(wasmPath)
-	b, err := os.ReadFile(path)
+	b, err := readPluginFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return s, nil
+		return Sidecar{}, nil
 	}
 	if err != nil {
-		return s, fmt.Errorf("plugin sidecar: %w", err)
+		return Sidecar{}, fmt.Errorf("plugin sidecar: %w", err)
 	}
+	return parseSidecar(path, b)
+}
+
+// parseSidecar parses the sidecar read from path.
+func parseSidecar(path string, b []byte) (Sidecar, error) {
+	var s Sidecar
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {

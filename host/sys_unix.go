@@ -18,3 +18,7 @@ func inode(info fs.FileInfo) uint64 {
 	}
 	return 0
 }
+
+// oNonblock keeps an open of a FIFO planted under a plugin's name from
+// blocking; the file's type is checked after the open.
+const oNonblock = syscall.O_NONBLOCK

@@ -13,6 +13,7 @@
 //	check    ask the permission engine about a call, without running it
 //	serve    serve the tools over MCP
 //	inspect  describe a Wasm plugin
+//	plugins  trust, list or revoke plugins in folders tool calls may write
 //	new      create a ready-to-build plugin
 //	version  print the version
 //
@@ -77,6 +78,7 @@ var commands = []*command{
 	{"check", "ask the permission engine about a call, without running it", runCheck},
 	{"serve", "serve the tools over MCP (stdio or HTTP)", runServe},
 	{"inspect", "describe a Wasm plugin: ABI, exports, tools, grants", runInspect},
+	{"plugins", "trust, list or revoke plugins in folders tool calls may write", runPlugins},
 	{"new", "create a ready-to-build plugin", runNew},
 	{"version", "print the version", runVersion},
 }
@@ -174,6 +176,7 @@ Environment:
 
 	WASMTOOLS_LOG         log level on standard error: debug, info, warn (default), error
 	WASMTOOLS_DEMO_TOOLS  set to 1 to register two demo tools, echo and upper
+	WASMTOOLS_TRUST_FILE  the plugin trust record (see "wasmtools help plugins")
 `)
 }
 

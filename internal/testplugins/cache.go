@@ -2,7 +2,6 @@ package testplugins
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -106,16 +105,21 @@ func linkCompiledCode(t testing.TB, cacheDir string) {
 			continue
 		}
 		// A folder of an older layout, or a link to the code of another
-		// wazero: replace it with the link (a real folder is only moved
-		// aside, as another test process may be writing into it).
-		if info, err := os.Lstat(link); err == nil {
-			if info.IsDir() {
-				_ = os.Rename(link, fmt.Sprintf("%s.old-%d", link, os.Getpid()))
-			} else {
-				_ = os.Remove(link)
-			}
+		// wazero: replace it with the link. The link is made aside and
+		// renamed over the old one, so that a test process starting at
+		// the same moment never finds the name missing; a real folder is
+		// only moved aside, as another test process may be writing into
+		// it.
+		if info, err := os.Lstat(link); err == nil && info.IsDir() {
+			_ = os.Rename(link, fmt.Sprintf("%s.old-%d", link, os.Getpid()))
 		}
-		if err := os.Symlink(target, link); err != nil && !errors.Is(err, fs.ErrExist) {
+		tmp := fmt.Sprintf("%s.new-%d", link, os.Getpid())
+		_ = os.Remove(tmp)
+		if err := os.Symlink(target, tmp); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, link); err != nil {
+			_ = os.Remove(tmp)
 			t.Fatal(err)
 		}
 	}

@@ -1,0 +1,510 @@
+package host
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/wasmtools/wasmtools/toolkit"
+)
+
+// TrustFileEnv names the environment variable that moves the trust record
+// away from its default place (DefaultTrustFile).
+const TrustFileEnv = "WASMTOOLS_TRUST_FILE"
+
+// ErrNotTrusted is wrapped by the errors of module and group files that
+// wait for the operator's approval (see TrustRecord).
+var ErrNotTrusted = errors.New("not trusted by the operator")
+
+// maxPluginFile bounds what is read of a module, sidecar or group file
+// in a folder tool calls may write: a planted file of any size must not
+// make the host read without end.
+const maxPluginFile = 256 << 20
+
+// TrustRecord is the operator's approval of plugin files that lie in a
+// folder tool calls may write (a working directory, a sandbox writable
+// path). Such a folder's files could have been written by an agent, so
+// none of them is loaded on its own say: a module serves only when the
+// record holds its path, its digest and the digest of its sidecar, and it
+// serves with the sidecar as it was approved (the file is not read
+// again); a group file defines its group only when approved the same way.
+// Anything else waits (FolderEventKind EventPending) until the operator
+// trusts it, with `wasmtools plugins trust` or TrustModule and Write.
+//
+// The record is a JSON file kept where no tool call writes (by default
+// under the user's configuration folder, DefaultTrustFile); a host
+// refuses one that lies in a folder tool calls may write.
+type TrustRecord struct {
+	// Modules are the approved module files.
+	Modules []TrustedModule `json:"modules"`
+	// Groups are the approved group files (GroupFileName).
+	Groups []TrustedFile `json:"groups,omitempty"`
+}
+
+// TrustedModule is one approved module file.
+type TrustedModule struct {
+	// Path is the module file: absolute, the links of its folder
+	// resolved, its own name as it is.
+	Path string `json:"path"`
+	// SHA256 is the module's digest.
+	SHA256 string `json:"sha256"`
+	// SidecarSHA256 is the digest of its sidecar file (NAME.json), ""
+	// when it had none.
+	SidecarSHA256 string `json:"sidecar_sha256,omitempty"`
+	// Sidecar is the sidecar as approved: what the module is served
+	// with (grants, manifest, name).
+	Sidecar *Sidecar `json:"sidecar,omitempty"`
+	// TrustedAt is when the operator approved it.
+	TrustedAt time.Time `json:"trusted_at"`
+}
+
+// TrustedFile is one approved group file.
+type TrustedFile struct {
+	// Path is the file: absolute, the links of its folder resolved, its
+	// own name as it is.
+	Path string `json:"path"`
+	// SHA256 is its digest.
+	SHA256 string `json:"sha256"`
+	// TrustedAt is when the operator approved it.
+	TrustedAt time.Time `json:"trusted_at"`
+}
+
+// DefaultTrustFile returns where the trust record is kept: the file named
+// by WASMTOOLS_TRUST_FILE, else wasmtools/trust.json in the user's
+// configuration folder (os.UserConfigDir).
+func DefaultTrustFile() (string, error) {
+	if f := os.Getenv(TrustFileEnv); f != "" {
+		return filepath.Abs(f)
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("no place for the plugin trust record: %w; set %s to a file outside the working directories", err, TrustFileEnv)
+	}
+	return filepath.Join(dir, "wasmtools", "trust.json"), nil
+}
+
+// ReadTrust reads a trust record; a file that does not exist is an empty
+// record.
+func ReadTrust(file string) (*TrustRecord, error) {
+	r := &TrustRecord{}
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return r, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("plugin trust record: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(r); err != nil {
+		return nil, fmt.Errorf("plugin trust record %s: %s; fix or remove the file (then trust the plugins again)", file, jsonProblem(err))
+	}
+	return r, nil
+}
+
+// Write saves the record to file, replacing it in one step (a reader
+// sees the old record or the new one), readable by its owner only.
+func (r *TrustRecord) Write(file string) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("plugin trust record: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return fmt.Errorf("plugin trust record: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".trust-*.json")
+	if err != nil {
+		return fmt.Errorf("plugin trust record: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, nothing is left to remove
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("plugin trust record: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("plugin trust record: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), file); err != nil {
+		return fmt.Errorf("plugin trust record: %w", err)
+	}
+	return nil
+}
+
+// TrustModule approves the module file at path as it is now, with its
+// sidecar, replacing an earlier approval of the same path. It returns
+// what was recorded: show the operator the grants being approved.
+func (r *TrustRecord) TrustModule(path string) (TrustedModule, error) {
+	real, err := trustPath(path)
+	if err != nil {
+		return TrustedModule{}, err
+	}
+	wasm, err := readPluginFile(real)
+	if err != nil {
+		return TrustedModule{}, fmt.Errorf("trust %s: %w", path, err)
+	}
+	tm := TrustedModule{Path: real, SHA256: digestOf(wasm), TrustedAt: time.Now().UTC().Truncate(time.Second)}
+	side, sideDigest, err := readSidecarOnce(real)
+	if err != nil {
+		return TrustedModule{}, fmt.Errorf("trust %s: %w", path, err)
+	}
+	tm.Sidecar, tm.SidecarSHA256 = side, sideDigest
+	r.Modules = slices.DeleteFunc(r.Modules, func(m TrustedModule) bool { return m.Path == real })
+	r.Modules = append(r.Modules, tm)
+	slices.SortFunc(r.Modules, func(a, b TrustedModule) int { return strings.Compare(a.Path, b.Path) })
+	return tm, nil
+}
+
+// TrustGroupFile approves the group file at path as it is now.
+func (r *TrustRecord) TrustGroupFile(path string) (TrustedFile, error) {
+	real, err := trustPath(path)
+	if err != nil {
+		return TrustedFile{}, err
+	}
+	data, err := readPluginFile(real)
+	if err != nil {
+		return TrustedFile{}, fmt.Errorf("trust %s: %w", path, err)
+	}
+	if _, err := parseGroupFile(filepath.Base(filepath.Dir(real)), data); err != nil {
+		return TrustedFile{}, fmt.Errorf("trust %s: %w", path, err)
+	}
+	tf := TrustedFile{Path: real, SHA256: digestOf(data), TrustedAt: time.Now().UTC().Truncate(time.Second)}
+	r.Groups = slices.DeleteFunc(r.Groups, func(g TrustedFile) bool { return g.Path == real })
+	r.Groups = append(r.Groups, tf)
+	slices.SortFunc(r.Groups, func(a, b TrustedFile) int { return strings.Compare(a.Path, b.Path) })
+	return tf, nil
+}
+
+// Revoke removes the approvals of path (a module or group file) and of
+// every file below it (a folder), and returns the paths removed.
+func (r *TrustRecord) Revoke(path string) []string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil
+	}
+	targets := []string{filepath.Clean(abs)}
+	if real, err := filepath.EvalSymlinks(abs); err == nil && real != targets[0] {
+		targets = append(targets, real)
+	}
+	under := func(p string) bool {
+		for _, t := range targets {
+			if p == t || strings.HasPrefix(p, strings.TrimSuffix(t, string(filepath.Separator))+string(filepath.Separator)) {
+				return true
+			}
+		}
+		return false
+	}
+	var removed []string
+	r.Modules = slices.DeleteFunc(r.Modules, func(m TrustedModule) bool {
+		if under(m.Path) {
+			removed = append(removed, m.Path)
+			return true
+		}
+		return false
+	})
+	r.Groups = slices.DeleteFunc(r.Groups, func(g TrustedFile) bool {
+		if under(g.Path) {
+			removed = append(removed, g.Path)
+			return true
+		}
+		return false
+	})
+	slices.Sort(removed)
+	return removed
+}
+
+// Module returns the approval of the module file at path, when the file
+// and its sidecar are still what was approved; otherwise an error that
+// wraps ErrNotTrusted and says why.
+func (r *TrustRecord) Module(path string) (TrustedModule, error) {
+	real, err := trustPath(path)
+	if err != nil {
+		return TrustedModule{}, &PendingError{Path: path, Reason: err.Error()}
+	}
+	i := slices.IndexFunc(r.Modules, func(m TrustedModule) bool { return m.Path == real })
+	if i < 0 {
+		return TrustedModule{}, &PendingError{Path: path, Reason: "the operator has not trusted it"}
+	}
+	tm := r.Modules[i]
+	wasm, err := readPluginFile(real)
+	if err != nil {
+		return TrustedModule{}, &PendingError{Path: path, Reason: err.Error()}
+	}
+	if digestOf(wasm) != tm.SHA256 {
+		return TrustedModule{}, &PendingError{Path: path, Reason: "the module changed since the operator trusted it"}
+	}
+	_, sideDigest, err := readSidecarOnce(real)
+	if err != nil {
+		return TrustedModule{}, &PendingError{Path: path, Reason: err.Error()}
+	}
+	if sideDigest != tm.SidecarSHA256 {
+		return TrustedModule{}, &PendingError{Path: path, Reason: "its sidecar " + filepath.Base(SidecarPath(path)) + " changed since the operator trusted it"}
+	}
+	return tm, nil
+}
+
+// groupFile returns the contents of the group file at path when they are
+// what was approved; otherwise an error that wraps ErrNotTrusted.
+func (r *TrustRecord) groupFile(path string, data []byte) error {
+	real, err := trustPath(path)
+	if err != nil {
+		return &PendingError{Path: path, Reason: err.Error()}
+	}
+	i := slices.IndexFunc(r.Groups, func(g TrustedFile) bool { return g.Path == real })
+	switch {
+	case i < 0:
+		return &PendingError{Path: path, Reason: "the operator has not trusted it"}
+	case r.Groups[i].SHA256 != digestOf(data):
+		return &PendingError{Path: path, Reason: "the group file changed since the operator trusted it"}
+	}
+	return nil
+}
+
+// PendingError says that a plugin file waits for the operator's
+// approval. It wraps ErrNotTrusted.
+type PendingError struct {
+	// Path is the module or group file.
+	Path string
+	// Reason says why it is not (or no longer) approved.
+	Reason string
+}
+
+func (e *PendingError) Error() string {
+	return fmt.Sprintf("%s is not served: %s. It lies in a folder tool calls may write, so it serves only as the operator trusted it; review it, then run: wasmtools plugins trust %s",
+		e.Path, e.Reason, e.Path)
+}
+
+func (e *PendingError) Unwrap() error { return ErrNotTrusted }
+
+// trustPath is what a record names a file by: its absolute path with
+// the links of its folder resolved, and its own name as it is. The name
+// is kept even when the file is a link, because the name binds: a
+// plugin is named after its file, and the configuration's grants follow
+// the name, so a link planted under another name to a trusted module is
+// not that module.
+func trustPath(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
+	if err != nil {
+		return "", fmt.Errorf("cannot resolve %s: %w", filepath.Dir(abs), err)
+	}
+	return filepath.Join(dir, filepath.Base(abs)), nil
+}
+
+// readSidecarOnce reads the sidecar of a module file once: the parsed
+// sidecar (nil when there is none) and the digest of the bytes parsed.
+func readSidecarOnce(wasmPath string) (*Sidecar, string, error) {
+	path := SidecarPath(wasmPath)
+	data, err := readPluginFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := parseSidecar(path, data)
+	if err != nil {
+		return nil, "", err
+	}
+	return &s, digestOf(data), nil
+}
+
+// readPluginFile reads a regular file of at most maxPluginFile bytes. A
+// FIFO, device or folder planted under a plugin's name is refused
+// without blocking on it.
+func readPluginFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if info.Size() > maxPluginFile {
+		return nil, fmt.Errorf("%s is larger than %d MiB", path, maxPluginFile>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxPluginFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxPluginFile {
+		return nil, fmt.Errorf("%s is larger than %d MiB", path, maxPluginFile>>20)
+	}
+	return data, nil
+}
+
+func digestOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// trustState is what one Sync of a folder with Approvals knows of the
+// operator's approvals. A nil *trustState is an operator's own folder:
+// everything in it is approved.
+type trustState struct {
+	record *TrustRecord
+	err    error // the record could not be read: nothing is approved
+	// untrusted is FolderOptions.Untrusted.
+	untrusted func(path string) bool
+}
+
+// needs reports whether the file at path needs the operator's approval.
+func (t *trustState) needs(path string) bool {
+	return t.untrusted == nil || t.untrusted(path)
+}
+
+// moduleNeeds reports whether the module file at path, or its sidecar,
+// needs the operator's approval.
+func (t *trustState) moduleNeeds(path string) bool {
+	return t.needs(path) || t.needs(SidecarPath(path))
+}
+
+// decide settles a candidate module of the Sync: the approval of the
+// file as it is now (or the error that keeps it waiting), and whether
+// the version serving may serve on.
+func (t *trustState) decide(c *candidate) {
+	if !t.moduleNeeds(c.path) {
+		c.approval = nil
+		return // the operator's own file
+	}
+	oldOK := c.old != nil && t.approves(c.path, c.old)
+	switch {
+	case c.err != nil:
+	case oldOK && c.old.digest == c.digest:
+		c.approval = c.old.approval // unchanged, and still approved
+	default:
+		c.approval, c.err = t.module(c.path)
+		if c.err == nil && c.old != nil && c.old.digest == c.digest {
+			c.old.approval, oldOK = c.approval, true // approved again as it was
+		}
+	}
+	c.dropOld = c.old != nil && !oldOK
+}
+
+// module returns the approval of the module file at path as it is now.
+func (t *trustState) module(path string) (*TrustedModule, error) {
+	if t.err != nil {
+		return nil, &PendingError{Path: path, Reason: "the trust record cannot be read (" + t.err.Error() + ")"}
+	}
+	tm, err := t.record.Module(path)
+	if err != nil {
+		return nil, err
+	}
+	return &tm, nil
+}
+
+// approves reports whether the record still approves the version m
+// of the module file at path serves: an approval revoked or replaced
+// since stops it.
+func (t *trustState) approves(path string, m *folderModule) bool {
+	if t == nil || !t.moduleNeeds(path) {
+		return true
+	}
+	if t.err != nil || m.approval == nil {
+		return false
+	}
+	a := m.approval
+	return slices.ContainsFunc(t.record.Modules, func(r TrustedModule) bool {
+		return r.Path == a.Path && r.SHA256 == a.SHA256 && r.SidecarSHA256 == a.SidecarSHA256
+	})
+}
+
+// readGroupFile reads the group file of the sub-folder dir (named name)
+// when the record approves it as it is; a missing file is the default
+// group, which needs no approval (it binds nothing).
+func (t *trustState) readGroupFile(name, dir string) (toolkit.Group, error) {
+	if t == nil {
+		return readGroupFile(name, dir)
+	}
+	path := filepath.Join(dir, GroupFileName)
+	if !t.needs(path) {
+		return readGroupFile(name, dir)
+	}
+	data, err := readPluginFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return defaultGroup(name), nil
+	}
+	if err != nil {
+		return defaultGroup(name), err
+	}
+	if t.err != nil {
+		return defaultGroup(name), &PendingError{Path: path, Reason: "the trust record cannot be read (" + t.err.Error() + ")"}
+	}
+	if err := t.record.groupFile(path, data); err != nil {
+		return defaultGroup(name), err
+	}
+	return parseGroupFile(name, data)
+}
+
+// GroupFile returns the approval of the group file at path, when the
+// file is still what was approved; otherwise an error that wraps
+// ErrNotTrusted and says why.
+func (r *TrustRecord) GroupFile(path string) (TrustedFile, error) {
+	data, err := readPluginFile(path)
+	if err != nil {
+		return TrustedFile{}, &PendingError{Path: path, Reason: err.Error()}
+	}
+	if err := r.groupFile(path, data); err != nil {
+		return TrustedFile{}, err
+	}
+	real, _ := trustPath(path) // resolved by groupFile already
+	i := slices.IndexFunc(r.Groups, func(g TrustedFile) bool { return g.Path == real })
+	return r.Groups[i], nil
+}
+
+// PluginFiles lists what a plugin folder serves, as a Folder scans it:
+// the .wasm files in it and in its sub-folders (hidden ones skipped), and
+// the sub-folders' group files that exist. A file (a module or a group
+// file) lists itself.
+func PluginFiles(path string) (modules, groupFiles []string, err error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !info.IsDir() {
+		if filepath.Base(path) == GroupFileName {
+			return nil, []string{path}, nil
+		}
+		return []string{path}, nil, nil
+	}
+	modules, err = ModuleFiles(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		sub := filepath.Join(path, e.Name())
+		if _, err := os.Stat(filepath.Join(sub, GroupFileName)); err == nil {
+			groupFiles = append(groupFiles, filepath.Join(sub, GroupFileName))
+		}
+		more, err := ModuleFiles(sub)
+		if err != nil {
+			return nil, nil, err
+		}
+		modules = append(modules, more...)
+	}
+	return modules, groupFiles, nil
+}

@@ -1,0 +1,200 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wasmtools/wasmtools/toolkit"
+)
+
+// TestFolderServesOnlyWhatTheOperatorTrusted walks a folder tool calls may
+// write through the life of its files: nothing serves on its own say, a
+// trusted module serves with the sidecar as trusted, a change waits while
+// the trusted version serves on, a revocation stops it.
+func TestFolderServesOnlyWhatTheOperatorTrusted(t *testing.T) {
+	wasm := versionedWasm(t)
+	h := newTestHost(t)
+	dir := t.TempDir()
+	record := filepath.Join(t.TempDir(), "trust.json")
+	tk := toolkit.New(toolkit.Options{Permission: bypass})
+	var rec recorder
+	ctx := context.Background()
+	f, err := h.OpenFolder(ctx, tk, dir, FolderOptions{OnEvent: rec.add, Approvals: func() (*TrustRecord, error) { return ReadTrust(record) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close(ctx) })
+
+	trust := func(paths ...string) {
+		t.Helper()
+		r, err := ReadTrust(record)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range paths {
+			if filepath.Base(p) == GroupFileName {
+				_, err = r.TrustGroupFile(p)
+			} else {
+				_, err = r.TrustModule(p)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		must(t, r.Write(record))
+	}
+	revoke := func(p string) {
+		t.Helper()
+		r, err := ReadTrust(record)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Revoke(p)) == 0 {
+			t.Fatalf("nothing revoked under %s", p)
+		}
+		must(t, r.Write(record))
+	}
+	v := filepath.Join(dir, "v.wasm")
+	ops := filepath.Join(dir, "ops")
+	steps := []struct {
+		name        string
+		change      func()
+		wantEvents  []string
+		wantCall    string // result of calling version
+		wantPending []string
+	}{
+		{"dropped, not trusted", func() { install(t, dir, "v", wasm, "1") }, []string{"pending v.wasm"}, "ERROR: ", []string{"v.wasm"}},
+		{"trusted", func() { trust(v) }, []string{"loaded v.wasm"}, "version 1", nil},
+		{"sidecar rewritten: waits, the trusted version serves on", func() { install(t, dir, "v", wasm, "2") }, []string{"pending v.wasm"}, "version 1", []string{"v.wasm"}},
+		{"the change trusted", func() { trust(v) }, []string{"replaced v.wasm"}, "version 2", nil},
+		{"revoked", func() { revoke(v) }, []string{"pending v.wasm", "removed v.wasm"}, "ERROR: ", []string{"v.wasm"}},
+		{"trusted again", func() { trust(v) }, []string{"loaded v.wasm"}, "version 2", nil},
+		{"a group folder dropped beside it", func() {
+			writeAtomic(t, filepath.Join(ops, GroupFileName), []byte("description: Ops.\nactive: true\n"))
+			must(t, os.Remove(v))
+			install(t, ops, "v", wasm, "3")
+		}, []string{"pending group.yaml", "removed v.wasm"}, "ERROR: ", []string{"group.yaml"}},
+		{"group file trusted: its module still waits", func() { trust(filepath.Join(ops, GroupFileName)) }, []string{"pending v.wasm"}, "ERROR: ", []string{"v.wasm"}},
+		{"its module trusted", func() { trust(filepath.Join(ops, "v.wasm")) }, []string{"loaded v.wasm"}, "version 3", nil},
+	}
+	for i, st := range steps {
+		st.change()
+		f.Sync(ctx)
+		if got := rec.take(); !slices.Equal(got, st.wantEvents) {
+			t.Errorf("step %d %s: events %q, want %q", i, st.name, got, st.wantEvents)
+		}
+		if got := callVersion(tk, fmt.Sprint("s", i)); !strings.HasPrefix(got, st.wantCall) {
+			t.Errorf("step %d %s: call = %q, want %q…", i, st.name, got, st.wantCall)
+		}
+		var pending []string
+		for p, why := range f.Pending() {
+			pending = append(pending, filepath.Base(p))
+			if !strings.Contains(why, "wasmtools plugins trust "+p) {
+				t.Errorf("step %d %s: %s waits without saying how to trust it: %s", i, st.name, p, why)
+			}
+		}
+		slices.Sort(pending)
+		if !slices.Equal(pending, st.wantPending) {
+			t.Errorf("step %d %s: pending %q, want %q", i, st.name, pending, st.wantPending)
+		}
+		if failed := f.Failed(); len(failed) != 0 {
+			t.Errorf("step %d %s: failed %v: waiting files are not failures", i, st.name, failed)
+		}
+	}
+}
+
+// TestApprovedModuleServesWithItsApprovedSidecar shows the sidecar is
+// taken from the record, not the file: a sidecar swapped after the
+// check (while the module compiles, say) grants nothing, and a module
+// swapped after the check is refused by its pin.
+func TestApprovedModuleServesWithItsApprovedSidecar(t *testing.T) {
+	wasm := versionedWasm(t)
+	h := newTestHost(t)
+	dir := t.TempDir()
+	install(t, dir, "v", wasm, "approved")
+	path := filepath.Join(dir, "v.wasm")
+	var r TrustRecord
+	a, err := r.TrustModule(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	install(t, dir, "v", wasm, "swapped")
+	ctx := context.Background()
+	p, err := h.loadApproved(ctx, path, Config{}, &a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(ctx)
+	if got := p.Grants().Env["VERSION"]; got != "approved" {
+		t.Errorf("served with VERSION=%q, want the approved sidecar's", got)
+	}
+	writeAtomic(t, path, append(slices.Clone(wasm), 0, 0)) // another module
+	if p, err := h.loadApproved(ctx, path, Config{}, &a); err == nil || !strings.Contains(err.Error(), "sha256") {
+		if p != nil {
+			p.Close(ctx)
+		}
+		t.Errorf("a module swapped after the check loaded (err %v)", err)
+	}
+}
+
+// TestTrustRecordRejects covers what a record refuses to approve or to
+// read, and what Module says of a file that is not as approved.
+func TestTrustRecordRejects(t *testing.T) {
+	dir := t.TempDir()
+	wasm := []byte("\x00asm\x01\x00\x00\x00")
+	mod := filepath.Join(dir, "m.wasm")
+	must(t, os.WriteFile(mod, wasm, 0o644))
+	var r TrustRecord
+	if _, err := r.TrustModule(mod); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Module(mod); err != nil {
+		t.Errorf("unchanged module: %v", err)
+	}
+	// A link to the trusted file under another name is another plugin
+	// (named after the link, with that name's grants): not trusted.
+	link := filepath.Join(dir, "other.wasm")
+	must(t, os.Symlink(mod, link))
+	if _, err := r.Module(link); !errors.Is(err, ErrNotTrusted) {
+		t.Errorf("a link to the trusted module under another name: %v, want it not trusted", err)
+	}
+	// The folder reached through a link is the same folder.
+	alias := filepath.Join(t.TempDir(), "alias")
+	must(t, os.Symlink(dir, alias))
+	if _, err := r.Module(filepath.Join(alias, "m.wasm")); err != nil {
+		t.Errorf("the trusted module through a link to its folder: %v", err)
+	}
+	cases := []struct {
+		name   string
+		change func()
+		reason string
+	}{
+		{"sidecar added", func() { must(t, os.WriteFile(filepath.Join(dir, "m.json"), []byte(`{"grants":{"http_hosts":["example.com"]}}`), 0o644)) }, "sidecar m.json changed"},
+		{"module changed", func() { must(t, os.WriteFile(mod, append(wasm, 0), 0o644)) }, "module changed"},
+		{"module gone", func() { must(t, os.Remove(mod)) }, "no such file"},
+	}
+	for _, c := range cases {
+		c.change()
+		_, err := r.Module(mod)
+		var pe *PendingError
+		if !errors.As(err, &pe) || !errors.Is(err, ErrNotTrusted) || !strings.Contains(pe.Reason, c.reason) {
+			t.Errorf("%s: err %v, want a PendingError saying %q", c.name, err, c.reason)
+		}
+	}
+	// A record that is not JSON of the record's shape is an error that
+	// says what to do, never an empty record.
+	bad := filepath.Join(dir, "trust.json")
+	must(t, os.WriteFile(bad, []byte(`{"modules":[{"path":"/x","sha256":"y","grants":{}}]}`), 0o600))
+	if _, err := ReadTrust(bad); err == nil || !strings.Contains(err.Error(), "fix or remove") {
+		t.Errorf("a record with an unknown field: %v", err)
+	}
+	if r, err := ReadTrust(filepath.Join(dir, "absent.json")); err != nil || len(r.Modules) != 0 {
+		t.Errorf("a missing record: %v %v", r, err)
+	}
+}
