@@ -137,9 +137,9 @@ type folderModule struct {
 	// approval is the operator's approval it serves under, in a folder
 	// with Approvals; nil in the operator's own folders.
 	approval *TrustedModule
-	digest string // of the module and its sidecar
-	stamp  string // their sizes, times and inodes, to skip hashing unchanged files
-	tools  []string
+	digest   string // of the module and its sidecar
+	stamp    string // their sizes, times and inodes, to skip hashing unchanged files
+	tools    []string
 }
 
 // hungModule is a module version that ran out of time while loading.

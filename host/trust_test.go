@@ -175,7 +175,9 @@ func TestTrustRecordRejects(t *testing.T) {
 		change func()
 		reason string
 	}{
-		{"sidecar added", func() { must(t, os.WriteFile(filepath.Join(dir, "m.json"), []byte(`{"grants":{"http_hosts":["example.com"]}}`), 0o644)) }, "sidecar m.json changed"},
+		{"sidecar added", func() {
+			must(t, os.WriteFile(filepath.Join(dir, "m.json"), []byte(`{"grants":{"http_hosts":["example.com"]}}`), 0o644))
+		}, "sidecar m.json changed"},
 		{"module changed", func() { must(t, os.WriteFile(mod, append(wasm, 0), 0o644)) }, "module changed"},
 		{"module gone", func() { must(t, os.Remove(mod)) }, "no such file"},
 	}
