@@ -142,11 +142,15 @@ func runList(ctx context.Context, e *env, args []string) error {
 		broken = lib.Broken()
 		overridden = lib.Overridden()
 	}
-	brokenPlugins := []brokenPlugin{}
+	brokenPlugins, pendingPlugins := []brokenPlugin{}, []brokenPlugin{}
 	for _, f := range h.Folders() {
 		failed := f.Failed()
 		for _, p := range slices.Sorted(maps.Keys(failed)) {
 			brokenPlugins = append(brokenPlugins, brokenPlugin{p, failed[p]})
+		}
+		pending := f.Pending()
+		for _, p := range slices.Sorted(maps.Keys(pending)) {
+			pendingPlugins = append(pendingPlugins, brokenPlugin{p, pending[p]})
 		}
 	}
 	prompt := skills.Prompt(visible)
@@ -163,12 +167,13 @@ func runList(ctx context.Context, e *env, args []string) error {
 			BrokenSkills     []skills.Broken   `json:"broken_skills"`
 			OverriddenSkills []skills.Override `json:"overridden_skills"`
 			BrokenPlugins    []brokenPlugin    `json:"broken_plugins"`
+			PendingPlugins   []brokenPlugin    `json:"pending_plugins"`
 			SkillsPrompt     string            `json:"skills_prompt"`
 			Sandbox          sandbox.Status    `json:"sandbox"`
-		}{tools, groups, visible, broken, overridden, brokenPlugins, prompt, h.Sandbox().Status()})
+		}{tools, groups, visible, broken, overridden, brokenPlugins, pendingPlugins, prompt, h.Sandbox().Status()})
 	}
 	defer printSandbox(e.stdout, h.Sandbox().Status())
-	defer printSkills(e.stdout, visible, broken, overridden, brokenPlugins)
+	defer printSkills(e.stdout, visible, broken, overridden, brokenPlugins, pendingPlugins)
 	if len(tools) == 0 {
 		fmt.Fprintf(e.stdout, "No tools are registered. The built-in tools and plugins are not in this build yet;\nset %s=1 to try the two demo tools.\n", demoToolsEnv)
 		return nil
@@ -195,8 +200,8 @@ func runList(ctx context.Context, e *env, args []string) error {
 }
 
 // printSkills prints the skills table, the broken and the overridden
-// skills and the broken plugins, if any.
-func printSkills(w io.Writer, visible []skills.Skill, broken []skills.Broken, overridden []skills.Override, brokenPlugins []brokenPlugin) {
+// skills and the broken plugins and those waiting for trust, if any.
+func printSkills(w io.Writer, visible []skills.Skill, broken []skills.Broken, overridden []skills.Override, brokenPlugins, pendingPlugins []brokenPlugin) {
 	if len(visible) > 0 {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -221,9 +226,13 @@ func printSkills(w io.Writer, visible []skills.Skill, broken []skills.Broken, ov
 	for _, b := range brokenPlugins {
 		fmt.Fprintf(w, "\nBROKEN PLUGIN %s: %s\n", b.Path, b.Err)
 	}
+	for _, b := range pendingPlugins {
+		fmt.Fprintf(w, "\nPENDING PLUGIN %s\n", b.Err)
+	}
 }
 
-// brokenPlugin is a plugin file that failed to load, as list prints it.
+// brokenPlugin is a plugin file that failed to load, or waits for the
+// operator's trust, as list prints it.
 type brokenPlugin struct {
 	Path string `json:"path"`
 	Err  string `json:"error"`

@@ -101,7 +101,7 @@ func decodeObject(t *testing.T, text string, keys ...string) map[string]any {
 }
 
 func TestUsage(t *testing.T) {
-	commandNames := []string{"list", "call", "check", "serve", "inspect", "new", "version"}
+	commandNames := []string{"list", "call", "check", "serve", "inspect", "plugins", "new", "version"}
 	tests := []struct {
 		name     string
 		args     []string

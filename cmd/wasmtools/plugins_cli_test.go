@@ -71,3 +71,111 @@ func TestPluginReports(t *testing.T) {
 		t.Errorf("call with a tool error:\n%s", r)
 	}
 }
+
+// TestPluginsTrust drives the trust record from the command line: a
+// module in a plugin folder inside the working directory waits (list
+// reports it, with the command that trusts it), serves once trusted,
+// waits again when its sidecar changes, and stops when revoked; a record
+// kept inside the working directory approves nothing.
+func TestPluginsTrust(t *testing.T) {
+	work := t.TempDir()
+	plugins := filepath.Join(work, "plugins")
+	if err := os.MkdirAll(plugins, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(testplugins.Go(t, "jsonquery"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	module := filepath.Join(plugins, "jsonquery.wasm")
+	sidecar := filepath.Join(plugins, "jsonquery.json")
+	if err := os.WriteFile(module, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sidecar, []byte(`{"grants":{"config":{"k":"v"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	record := filepath.Join(t.TempDir(), "trust.json")
+	env := []string{"WASMTOOLS_TRUST_FILE=" + record}
+
+	type listed struct {
+		Tools   []struct{ Name string }        `json:"tools"`
+		Pending []struct{ Path, Error string } `json:"pending_plugins"`
+	}
+	list := func(env []string) (served bool, pending string) {
+		t.Helper()
+		r := runBinary(t, env, "", "list", "--json", "--workdir", work, "--plugins", plugins)
+		var out listed
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 0 {
+			t.Fatalf("%v\n%s", err, r)
+		}
+		for _, tool := range out.Tools {
+			served = served || tool.Name == "jsonquery"
+		}
+		for _, p := range out.Pending {
+			if p.Path == module {
+				pending = p.Error
+			}
+		}
+		return served, pending
+	}
+
+	if served, pending := list(env); served || !strings.Contains(pending, "wasmtools plugins trust "+module) {
+		t.Fatalf("an untrusted module in the working directory: served %v, pending %q", served, pending)
+	}
+
+	r := runBinary(t, env, "", "plugins", "trust", "--json", plugins)
+	var trusted struct {
+		TrustFile string `json:"trust_file"`
+		Trusted   []struct {
+			Path, Kind, SHA256 string
+			Grants             map[string]any
+		} `json:"trusted"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &trusted); err != nil || r.code != 0 {
+		t.Fatalf("%v\n%s", err, r)
+	}
+	if trusted.TrustFile != record || len(trusted.Trusted) != 1 || trusted.Trusted[0].Path != module || trusted.Trusted[0].Grants["config"] == nil {
+		t.Errorf("plugins trust: %s", r.stdout)
+	}
+	if served, pending := list(env); !served || pending != "" {
+		t.Errorf("a trusted module: served %v, pending %q", served, pending)
+	}
+
+	// The sidecar grows a grant: the module waits again.
+	if err := os.WriteFile(sidecar, []byte(`{"grants":{"config":{"k":"v"},"http_hosts":["example.com"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if served, pending := list(env); served || !strings.Contains(pending, "sidecar jsonquery.json changed") {
+		t.Errorf("a trusted module whose sidecar changed: served %v, pending %q", served, pending)
+	}
+	r = runBinary(t, env, "", "plugins", "list", plugins)
+	if r.code != 0 || !strings.Contains(r.stdout, "changed  module  "+module) || !strings.Contains(r.stdout, "PENDING "+module) {
+		t.Errorf("plugins list after the change:\n%s", r)
+	}
+
+	r = runBinary(t, env, "", "plugins", "revoke", plugins)
+	if r.code != 0 || !strings.Contains(r.stdout, "revoked "+module) {
+		t.Errorf("plugins revoke:\n%s", r)
+	}
+	if err := os.WriteFile(sidecar, []byte(`{"grants":{"config":{"k":"v"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if served, _ := list(env); served {
+		t.Error("a revoked module is served")
+	}
+
+	// A record inside the working directory could be written by the
+	// agent: the host does not read it.
+	inside := []string{"WASMTOOLS_TRUST_FILE=" + filepath.Join(work, "trust.json")}
+	if r := runBinary(t, inside, "", "plugins", "trust", plugins); r.code != 0 {
+		t.Fatalf("plugins trust:\n%s", r)
+	}
+	if served, pending := list(inside); served || !strings.Contains(pending, "lies in a folder tool calls may write") {
+		t.Errorf("approved by a record in the working directory: served %v, pending %q", served, pending)
+	}
+
+	if r := runBinary(t, env, "", "plugins", "frobnicate"); r.code != exitUsage || !strings.Contains(r.stderr, "trust, list or revoke") {
+		t.Errorf("plugins frobnicate:\n%s", r)
+	}
+}
