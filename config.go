@@ -288,6 +288,14 @@ type MCPServerConfig struct {
 	// TrustReadOnlyHint lets the server's readOnlyHint make its tools
 	// read-only (see mcp.ServerConfig): off, they ask like any other tool.
 	TrustReadOnlyHint bool `yaml:"trust_read_only_hint"`
+	// Sandbox runs a stdio server inside the OS sandbox (see
+	// mcp.ServerConfig.Sandbox): it writes only its temporary directory
+	// and Writable, and is not started where the sandbox cannot confine.
+	Sandbox bool `yaml:"sandbox"`
+	// Writable are the paths a sandboxed stdio server may change
+	// (relative: to the configuration file's folder; ~/ is the home
+	// folder), such as ~/.npm for a server npx starts.
+	Writable []string `yaml:"writable"`
 }
 
 // Limits bound the results of tool calls.
@@ -413,8 +421,12 @@ func (c *Config) validate() error {
 		}
 	}
 	for _, n := range sortedKeys(c.MCPServers) {
-		if s := c.MCPServers[n]; (s.Command == "") == (s.URL == "") {
+		s := c.MCPServers[n]
+		if (s.Command == "") == (s.URL == "") {
 			return fmt.Errorf("mcp_servers.%s: give command (a stdio server) or url (an HTTP server)", n)
+		}
+		if s.URL != "" && (s.Sandbox || len(s.Writable) > 0) {
+			return fmt.Errorf("mcp_servers.%s: sandbox and writable are for stdio servers (command); an HTTP server runs elsewhere", n)
 		}
 	}
 	if c.Sandbox.Mode != "" {
@@ -507,6 +519,18 @@ func (c Config) resolve() (Config, error) {
 			if s.Cwd != "" {
 				s.Cwd = rel(s.Cwd)
 			}
+			var writable []string
+			for _, w := range s.Writable {
+				if rest, ok := strings.CutPrefix(w, "~/"); ok {
+					home, err := os.UserHomeDir()
+					if err != nil {
+						return c, fmt.Errorf("mcp_servers.%s.writable %s: %w", name, w, err)
+					}
+					w = filepath.Join(home, rest)
+				}
+				writable = append(writable, rel(w))
+			}
+			s.Writable = writable
 			servers[name] = s
 		}
 		c.MCPServers = servers
@@ -551,7 +575,7 @@ func (c *Config) servers() []mcp.ServerConfig {
 			Name: name, Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Cwd, URL: s.URL, Headers: s.Headers,
 			Stateless: s.Stateless, EnableTools: s.EnableTools, DisableTools: s.DisableTools,
 			Timeout:           time.Duration(s.TimeoutMS) * time.Millisecond,
-			TrustReadOnlyHint: s.TrustReadOnlyHint,
+			TrustReadOnlyHint: s.TrustReadOnlyHint, Sandbox: s.Sandbox, Writable: s.Writable,
 		})
 	}
 	return out

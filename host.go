@@ -409,7 +409,7 @@ func (h *Host) connectMCP(ctx context.Context, servers []mcp.ServerConfig) {
 			h.log.Warn("MCP server starts in a folder tool calls may write: npx, node and uvx there load packages a call may have planted; give it a cwd outside the workspace",
 				"server", s.Name, "cwd", s.Dir)
 		}
-		c, err := mcp.Connect(ctx, s, mcp.ClientOptions{Logger: h.log, OnToolsChanged: follow, Programs: h.programs})
+		c, err := mcp.Connect(ctx, s, mcp.ClientOptions{Logger: h.log, OnToolsChanged: follow, Programs: h.programs, Sandbox: h.sb})
 		if err != nil {
 			h.log.Warn("MCP server not connected", "server", s.Name, "err", err)
 			continue

@@ -28,8 +28,8 @@ func SharedDir(t testing.TB) string {
 	t.Helper()
 	dir := os.Getenv("WASMTOOLS_TEST_CACHE")
 	if dir == "" {
-		if base, err := os.UserCacheDir(); err == nil {
-			dir = filepath.Join(base, "wasmtools-tests")
+		if startCacheErr == nil {
+			dir = filepath.Join(startCacheDir, "wasmtools-tests")
 		} else {
 			dir = filepath.Join(Root(t), "build", "shared")
 		}
@@ -40,6 +40,14 @@ func SharedDir(t testing.TB) string {
 	trimOnce.Do(func() { trim(dir, 14*24*time.Hour) })
 	return dir
 }
+
+// startCacheDir is the user's cache folder as the test process found it
+// when it started: a test that points HOME elsewhere for its own sake
+// must not move the shared cache (the links of build/compile-cache would
+// follow it into a folder deleted when that test ends, under the feet of
+// every other test process).
+// It is read at package initialisation, before any test runs.
+var startCacheDir, startCacheErr = os.UserCacheDir()
 
 // trimOnce: one test process a run looks for stale entries.
 var trimOnce sync.Once

@@ -18,6 +18,7 @@ import (
 
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/sandbox"
 	"github.com/wasmtools/wasmtools/toolkit/programs"
 )
 
@@ -38,6 +39,18 @@ type ServerConfig struct {
 	// directory: the host's Open sets a folder outside the working
 	// directories instead (npx resolves packages from ./node_modules).
 	Dir string
+	// Sandbox runs a stdio server inside the OS sandbox
+	// (ClientOptions.Sandbox): it reads what the user may read, writes
+	// only its private temporary directory ($TMPDIR), the paths of
+	// Writable and the sandbox's own writable paths, and has the network
+	// only when the sandbox gives commands the network. Where the
+	// sandbox cannot confine (it is off, or the kernel has no Landlock)
+	// the server is not started: the error says why.
+	Sandbox bool
+	// Writable are the files and folders a sandboxed stdio server may
+	// change, with everything below them (a package cache such as ~/.npm
+	// for an npx server, say).
+	Writable []string
 	// URL reaches an HTTP server: SSE when the path ends in /sse,
 	// streamable HTTP otherwise. Headers are sent with every request.
 	URL     string
@@ -70,6 +83,9 @@ type ClientOptions struct {
 	// relative PATH entries, the temporary folder and folders everyone
 	// may write (a host adds its working directories).
 	Programs *programs.Resolver
+	// Sandbox confines the stdio servers whose ServerConfig.Sandbox is
+	// set; nil leaves such servers unstarted.
+	Sandbox *sandbox.Sandbox
 }
 
 // Client is a connection to one MCP server whose tools it offers as
@@ -140,7 +156,61 @@ func (c *Client) transport() (sdk.Transport, error) {
 	for k, v := range c.cfg.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
+	if c.cfg.Sandbox {
+		sb := c.opts.Sandbox
+		if !sb.Active() {
+			why := "no OS sandbox is configured"
+			if sb != nil {
+				why = sb.Status().Reason
+			}
+			return nil, fmt.Errorf("MCP server %s: it is to run in the OS sandbox (sandbox: true), which cannot confine it here: %s. The server was not started; turn the sandbox on, or drop sandbox from the server's configuration to run it unconfined", c.cfg.Name, why)
+		}
+		return &confinedCommand{cmd: cmd, sb: sb, writable: c.cfg.Writable}, nil
+	}
 	return &sdk.CommandTransport{Command: cmd}, nil
+}
+
+// confinedCommand is a stdio server started inside the OS sandbox.
+type confinedCommand struct {
+	cmd      *exec.Cmd
+	sb       *sandbox.Sandbox
+	writable []string
+}
+
+// Connect confines the command, starts it, and waits until the sandbox
+// holds before the first message is sent.
+func (t *confinedCommand) Connect(ctx context.Context) (sdk.Connection, error) {
+	conf, err := t.sb.Confine(t.cmd, sandbox.Policy{WorkingDirs: t.writable})
+	if err != nil {
+		return nil, err
+	}
+	if conf == nil {
+		return nil, errors.New("the OS sandbox did not confine the server; it was not started")
+	}
+	conn, err := (&sdk.CommandTransport{Command: t.cmd}).Connect(ctx)
+	if err != nil {
+		conf.Close()
+		return nil, err
+	}
+	if err := conf.Started(ctx); err != nil {
+		conn.Close()
+		conf.Close()
+		return nil, err
+	}
+	return &confinedConn{Connection: conn, conf: conf}, nil
+}
+
+// confinedConn releases the confinement (its temporary directory) once
+// the server has ended.
+type confinedConn struct {
+	sdk.Connection
+	conf *sandbox.Confinement
+}
+
+func (c *confinedConn) Close() error {
+	err := c.Connection.Close() // waits for the server to end
+	c.conf.Close()
+	return err
 }
 
 // connect opens a session.

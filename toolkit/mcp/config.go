@@ -16,7 +16,9 @@ import (
 //	                "OTHER": {"url": "https://...", "headers": {...}}}}
 //
 // Beside the usual fields a server may set enable_tools, disable_tools,
-// stateless and trust_read_only_hint (see the fields of [ServerConfig]).
+// stateless, trust_read_only_hint, sandbox and writable (see the fields
+// of [ServerConfig]; relative cwd and writable paths are taken from the
+// file's folder).
 //
 // Errors name the file position or the server and field at fault.
 func ParseServers(file string, data []byte) ([]ServerConfig, error) {
@@ -48,11 +50,13 @@ func ParseServers(file string, data []byte) ([]ServerConfig, error) {
 			DisableTools []string          `json:"disable_tools"`
 			Stateless    bool              `json:"stateless"`
 			TrustHint    bool              `json:"trust_read_only_hint"`
+			Sandbox      bool              `json:"sandbox"`
+			Writable     []string          `json:"writable"`
 		}
 		dec := json.NewDecoder(bytes.NewReader(doc.MCPServers[name]))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&s); err != nil {
-			return nil, fmt.Errorf("%s: mcpServers.%s: %v (fields: command, args, env, cwd, url, headers, type, enable_tools, disable_tools, stateless, trust_read_only_hint)", file, name, err)
+			return nil, fmt.Errorf("%s: mcpServers.%s: %v (fields: command, args, env, cwd, url, headers, type, enable_tools, disable_tools, stateless, trust_read_only_hint, sandbox, writable)", file, name, err)
 		}
 		switch {
 		case s.Command == "" && s.URL == "":
@@ -63,10 +67,18 @@ func ParseServers(file string, data []byte) ([]ServerConfig, error) {
 		if s.Cwd != "" && !filepath.IsAbs(s.Cwd) {
 			s.Cwd = filepath.Join(filepath.Dir(file), s.Cwd) // as written beside the file
 		}
+		if (s.Sandbox || len(s.Writable) > 0) && s.Command == "" {
+			return nil, fmt.Errorf("%s: mcpServers.%s: sandbox and writable are for stdio servers (command); an HTTP server runs elsewhere", file, name)
+		}
+		for i, w := range s.Writable {
+			if !filepath.IsAbs(w) {
+				s.Writable[i] = filepath.Join(filepath.Dir(file), w)
+			}
+		}
 		out = append(out, ServerConfig{
 			Name: name, Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Cwd, URL: s.URL, Headers: s.Headers,
 			EnableTools: s.EnableTools, DisableTools: s.DisableTools, Stateless: s.Stateless,
-			TrustReadOnlyHint: s.TrustHint,
+			TrustReadOnlyHint: s.TrustHint, Sandbox: s.Sandbox, Writable: s.Writable,
 		})
 	}
 	return out, nil
