@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -233,5 +234,59 @@ func TestMCPServerCwdResolved(t *testing.T) {
 		if got[name].Cwd != want {
 			t.Errorf("%s: cwd %q, want %q", name, got[name].Cwd, want)
 		}
+	}
+}
+
+// TestSandboxedMCPServer (issue 26, item 1): a stdio server marked
+// sandbox runs confined: what it writes outside its writable paths is
+// refused by the kernel, what it writes in them lands, and it serves its
+// tools with no extra question. Where the sandbox is off, it is not
+// started at all.
+func TestSandboxedMCPServer(t *testing.T) {
+	server := testdata.NPMPeer(t, "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	outside, writable := t.TempDir(), t.TempDir()
+	escape, kept := filepath.Join(outside, "escape"), filepath.Join(writable, "kept")
+	// The server's own start leaves a trace of what it may write.
+	start := fmt.Sprintf("echo x > %q 2>/dev/null; echo y > %q; exec node %q stdio", escape, kept, server)
+	servers := map[string]wasmtools.MCPServerConfig{
+		"boxed": {Command: "sh", Args: []string{"-c", start}, Sandbox: true, Writable: []string{writable}, EnableTools: []string{"echo"}},
+	}
+
+	cfg := wasmtools.Config{WorkingDirs: []string{workspace(t)}, MCPServers: servers}
+	quiet(t, &cfg)
+	h := open(t, cfg)
+	allow := h.Permission()
+	allow.Allow = append(allow.Allow, permission.MustParseRule("mcp__boxed__echo"))
+	res, err := toolkittest.Run(t.Context(), h.Toolkit(), "s", "mcp__boxed__echo", map[string]any{"message": "hi"}, toolkit.TurnOptions{Permission: allow})
+	if err != nil || res.Outcome.Response == nil || !strings.Contains(res.Outcome.Response.Text(), "hi") {
+		t.Fatalf("call echo on the sandboxed server: %+v, %v", res.Outcome, err)
+	}
+	if _, err := os.Stat(escape); err == nil {
+		t.Error("the sandboxed server wrote outside its writable paths")
+	}
+	if _, err := os.Stat(kept); err != nil {
+		t.Errorf("the sandboxed server could not write its writable path: %v", err)
+	}
+
+	// With the sandbox off the server is not started, and the log says
+	// why.
+	os.Remove(kept)
+	var logs strings.Builder
+	var mu sync.Mutex
+	off := wasmtools.Config{WorkingDirs: []string{workspace(t)}, MCPServers: servers, Sandbox: wasmtools.SandboxConfig{Mode: "off"}}
+	quiet(t, &off)
+	off.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+	h = open(t, off)
+	if slices.Contains(toolNames(h.Toolkit()), "mcp__boxed__echo") {
+		t.Error("a server marked sandbox serves with the sandbox off")
+	}
+	if _, err := os.Stat(kept); err == nil {
+		t.Error("a server marked sandbox was started with the sandbox off")
+	}
+	mu.Lock()
+	logged := logs.String()
+	mu.Unlock()
+	if !strings.Contains(logged, "cannot confine it here") {
+		t.Errorf("the log does not say why the server was not started:\n%s", logged)
 	}
 }

@@ -17,8 +17,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmtools/wasmtools/permission"
-	"github.com/wasmtools/wasmtools/toolkit"
 	"github.com/wasmtools/wasmtools/sandbox"
+	"github.com/wasmtools/wasmtools/toolkit"
 	"github.com/wasmtools/wasmtools/toolkit/programs"
 )
 
