@@ -17,6 +17,7 @@ import (
 	"github.com/wasmtools/wasmtools/host"
 	"github.com/wasmtools/wasmtools/internal/watch"
 	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/permission/pathpolicy"
 	"github.com/wasmtools/wasmtools/sandbox"
 	"github.com/wasmtools/wasmtools/skills"
 	"github.com/wasmtools/wasmtools/toolkit"
@@ -140,10 +141,13 @@ func (h *Host) build(ctx context.Context, servers []mcp.ServerConfig) error {
 			return fmt.Errorf("%sgroups: %w", cfg.where(), err)
 		}
 	}
+	hidden, readOnly := h.masks()
 	sb, err := sandbox.New(sandbox.Options{
 		Mode:      cfg.Sandbox.Mode,
 		NoNetwork: cfg.Sandbox.Network == Off,
 		Writable:  cfg.Sandbox.Writable,
+		Hidden:    hidden,
+		ReadOnly:  readOnly,
 		Helper:    cfg.Sandbox.Helper,
 		Logger:    h.log,
 	})
@@ -301,6 +305,44 @@ func (h *Host) openPlugins(ctx, watchCtx context.Context) error {
 		})
 	}
 	return nil
+}
+
+// masks returns what the OS sandbox hides from every command (the token
+// file, the user's credential stores) and what it keeps read-only even
+// inside a working directory (the host's own files: the configuration,
+// MCP configurations, plugin and skill folders, the trust record, each
+// working directory's wasmtools.yaml). A path that holds a working
+// directory or a writable path is left out, with a warning: covering it
+// would cover the workspace.
+func (h *Host) masks() (hidden, readOnly []string) {
+	cfg := &h.cfg
+	home, _ := os.UserHomeDir()
+	if cfg.TokenFile != "" {
+		hidden = append(hidden, cfg.TokenFile)
+	}
+	hidden = append(hidden, pathpolicy.Credentials(home)...)
+	for _, p := range h.perm.Protected {
+		if p != cfg.TokenFile {
+			readOnly = append(readOnly, p)
+		}
+	}
+	keep := func(kind string, paths []string) []string {
+		var out []string
+		for _, p := range paths {
+			if w := slices.IndexFunc(h.toolWritable(), func(w string) bool { return within(p, w) }); w >= 0 {
+				h.log.Warn("the sandbox cannot cover a path that holds a working directory or writable path", "path", p, "kind", kind, "holds", h.toolWritable()[w])
+				continue
+			}
+			out = append(out, p)
+		}
+		return out
+	}
+	return keep("hidden", hidden), keep("read-only", readOnly)
+}
+
+// within reports whether p is dir or lies below it.
+func within(dir, p string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // approvals reads the plugin trust record, for the plugin folders (see
@@ -578,6 +620,9 @@ func (h *Host) close() error {
 		if err := c.Close(); err != nil {
 			h.log.Debug("MCP server closed", "server", c.Name(), "err", err)
 		}
+	}
+	if err := h.sb.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close the sandbox: %w", err))
 	}
 	return errors.Join(errs...)
 }

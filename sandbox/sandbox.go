@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -56,6 +57,21 @@ type Options struct {
 	// directory. A path that does not exist when a command starts is
 	// skipped. Read-only calls get none of them.
 	Writable []string
+	// Hidden are files and folders no command may read: each is
+	// covered, inside the command's own mount namespace, by an empty one
+	// (a file reads as empty or is refused, a folder lists nothing).
+	// Credentials, token files. A path that does not exist when a
+	// command starts is skipped. Needs user and mount namespaces (see
+	// Status.Masking); where the kernel refuses them, ModeAuto runs
+	// commands without the masks (logged once) and ModeRequired runs
+	// none.
+	Hidden []string
+	// ReadOnly are files and folders no command may change, even where
+	// they lie in a writable path (a working directory's configuration
+	// file, a plugin folder): each is bound read-only onto itself in the
+	// command's mount namespace, so it can be neither written, replaced
+	// nor removed. The same needs as Hidden.
+	ReadOnly []string
 	// Helper is the executable that confines itself and runs the
 	// command: a program that calls Main first thing in main. Empty
 	// means this very program (on Linux, /proc/self/exe, so that a
@@ -77,6 +93,20 @@ type Sandbox struct {
 	abi      int    // the kernel's Landlock ABI version, 0 without Landlock
 	why      string // why the kernel cannot confine, when abi is 0
 	warnOnce sync.Once
+
+	hidden, readOnly []string
+	// masking says whether the kernel gives this process user and mount
+	// namespaces to apply Hidden and ReadOnly in: "" when it does, else
+	// why not. Probed once, by the first command that needs it.
+	maskOnce     sync.Once
+	masking      string
+	maskWarnOnce sync.Once
+
+	// netLayer is a Landlock ruleset applied on top of every command's
+	// own one: it refuses TCP connections to deniedPorts (DenyConnect).
+	netMu       sync.Mutex
+	netLayer    *os.File
+	deniedPorts []int
 }
 
 // New returns a sandbox for opts. It checks which Landlock ABI the
@@ -99,8 +129,71 @@ func New(opts Options) (*Sandbox, error) {
 	if s.helper == "" {
 		s.helper = selfExecutable()
 	}
+	for _, list := range []struct {
+		name string
+		in   []string
+		out  *[]string
+	}{{"hidden", opts.Hidden, &s.hidden}, {"read-only", opts.ReadOnly, &s.readOnly}} {
+		for _, p := range list.in {
+			abs, err := filepath.Abs(p)
+			if err != nil {
+				return nil, fmt.Errorf("sandbox: %s path %q: %w", list.name, p, err)
+			}
+			if !slices.Contains(*list.out, abs) {
+				*list.out = append(*list.out, abs)
+			}
+		}
+	}
 	s.abi, s.why = landlockABI()
 	return s, nil
+}
+
+// DenyConnect refuses every confined command a TCP connection to the
+// given ports, whatever the address: the ports a server of this host
+// listens on, so that a command it runs cannot reach the server and
+// approve its own calls. It needs Landlock ABI 4 (Linux 6.7); the error
+// says when the kernel cannot. Building the rule takes tens of
+// milliseconds, once; each command then pays one system call.
+func (s *Sandbox) DenyConnect(ports ...int) error {
+	if s == nil || s.mode == ModeOff || len(ports) == 0 {
+		return nil
+	}
+	s.netMu.Lock()
+	defer s.netMu.Unlock()
+	all := slices.Clone(s.deniedPorts)
+	for _, p := range ports {
+		if p <= 0 || p > 65535 {
+			return fmt.Errorf("sandbox: port %d is not a TCP port", p)
+		}
+		if !slices.Contains(all, p) {
+			all = append(all, p)
+		}
+	}
+	layer, err := portLayer(s.abi, all)
+	if err != nil {
+		return err
+	}
+	if s.netLayer != nil {
+		s.netLayer.Close()
+	}
+	s.netLayer, s.deniedPorts = layer, all
+	return nil
+}
+
+// Close releases what DenyConnect holds. Commands confined afterwards
+// may connect to those ports again.
+func (s *Sandbox) Close() error {
+	if s == nil {
+		return nil
+	}
+	s.netMu.Lock()
+	defer s.netMu.Unlock()
+	if s.netLayer == nil {
+		return nil
+	}
+	err := s.netLayer.Close()
+	s.netLayer, s.deniedPorts = nil, nil
+	return err
 }
 
 // Mode returns the sandbox mode.
@@ -145,6 +238,18 @@ type Status struct {
 	NetworkConfinement []string `json:"network_confinement"`
 	// Writable are the paths writable besides the working directories.
 	Writable []string `json:"writable"`
+	// Hidden are the paths no command may read; ReadOnly those no
+	// command may change (Options.Hidden, Options.ReadOnly).
+	Hidden   []string `json:"hidden"`
+	ReadOnly []string `json:"read_only"`
+	// Masking says how Hidden and ReadOnly are enforced: "mount
+	// namespace", or why they are not (the kernel refuses unprivileged
+	// user namespaces, say). Empty when there is nothing to mask or it
+	// was not needed yet.
+	Masking string `json:"masking,omitempty"`
+	// DeniedPorts are the TCP ports no command may connect to
+	// (DenyConnect).
+	DeniedPorts []int `json:"denied_ports"`
 	// Reason says why commands are not confined, when they are not.
 	Reason string `json:"reason,omitempty"`
 }
@@ -152,7 +257,7 @@ type Status struct {
 // Status returns the sandbox's state.
 func (s *Sandbox) Status() Status {
 	if s == nil {
-		return Status{Mode: ModeOff, Network: "on", Reason: "no sandbox is configured", NetworkConfinement: []string{}, Writable: []string{}}
+		return Status{Mode: ModeOff, Network: "on", Reason: "no sandbox is configured", NetworkConfinement: []string{}, Writable: []string{}, Hidden: []string{}, ReadOnly: []string{}, DeniedPorts: []int{}}
 	}
 	st := Status{
 		Mode:               s.mode,
@@ -161,6 +266,18 @@ func (s *Sandbox) Status() Status {
 		Network:            "on",
 		NetworkConfinement: networkMechanisms(s.abi),
 		Writable:           append([]string{}, s.writable...),
+		Hidden:             append([]string{}, s.hidden...),
+		ReadOnly:           append([]string{}, s.readOnly...),
+	}
+	s.netMu.Lock()
+	st.DeniedPorts = append([]int{}, s.deniedPorts...)
+	s.netMu.Unlock()
+	if len(s.hidden)+len(s.readOnly) > 0 && st.Supported && s.mode != ModeOff {
+		if why := s.maskSupport(); why == "" {
+			st.Masking = "mount namespace"
+		} else {
+			st.Masking = "none: " + why
+		}
 	}
 	st.Enforced = s.mode != ModeOff && st.Supported
 	if !s.network {
@@ -196,6 +313,27 @@ type request struct {
 	// Ack is the file descriptor the helper reports on: "ok ..." once
 	// the confinement holds, "error ..." when it cannot be applied.
 	Ack int `json:"ack"`
+	// Hidden and ReadOnly are masked in the helper's own mount namespace
+	// (the host starts it in new user and mount namespaces); Tmp is the
+	// command's temporary directory, where the helper makes the empty
+	// file it covers hidden files with.
+	Hidden   []string `json:"hidden,omitempty"`
+	ReadOnly []string `json:"read_only,omitempty"`
+	Tmp      string   `json:"tmp,omitempty"`
+	// UID and GID are the user the command runs as: the helper, root in
+	// its user namespace, starts its second stage in a nested one mapped
+	// back to them (see runAsUser).
+	UID int `json:"uid,omitempty"`
+	GID int `json:"gid,omitempty"`
+	// Masks is how many paths the first stage of the helper covered,
+	// for the second stage's report.
+	Masks int `json:"masks,omitempty"`
+	// NetLayer, when not 0, is the descriptor of a Landlock ruleset the
+	// helper applies on top of its own (DenyConnect).
+	NetLayer int `json:"net_layer,omitempty"`
+	// Probe makes the helper check that it can set up its mount
+	// namespace, report, and exit without running anything.
+	Probe bool `json:"probe,omitempty"`
 }
 
 // Main makes this program the sandbox helper when it was started as
@@ -230,6 +368,26 @@ type Confinement struct {
 	writable []string // where the command may write besides tmp, for messages
 	network  bool
 	readOnly bool
+	// masked is set when the helper is to hide and protect paths: its
+	// report must say it did.
+	masked      bool
+	netLayer    *os.File // the helper's copy of the DenyConnect layer
+	deniedPorts []int
+}
+
+// portLayerCopy returns a copy of the DenyConnect layer and its ports,
+// or nil when there is none.
+func (s *Sandbox) portLayerCopy() (*os.File, []int, error) {
+	s.netMu.Lock()
+	defer s.netMu.Unlock()
+	if s.netLayer == nil {
+		return nil, nil, nil
+	}
+	f, err := dupFile(s.netLayer)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, slices.Clone(s.deniedPorts), nil
 }
 
 // Confine prepares cmd, built but not started, to run confined by p: it
@@ -275,12 +433,44 @@ func (s *Sandbox) Confine(cmd *exec.Cmd, p Policy) (*Confinement, error) {
 	}
 	c.writable = slices.Clone(req.Writable[1:])
 	req.Writable = append(req.Writable, devices[:]...)
+	if len(s.hidden)+len(s.readOnly) > 0 {
+		switch why := s.maskSupport(); {
+		case why == "":
+			req.Hidden, req.ReadOnly, req.Tmp = s.hidden, s.readOnly, tmp
+			req.UID, req.GID = os.Getuid(), os.Getgid()
+			useNamespaces(cmd)
+			c.masked = true
+		case s.mode == ModeRequired:
+			os.RemoveAll(tmp)
+			return nil, fmt.Errorf("the OS sandbox is required (sandbox mode required) and cannot hide credentials or protect host files here: %s. Nothing was run. Allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or the AppArmor policy that restricts them), or set the sandbox mode to auto", why)
+		default:
+			s.maskWarnOnce.Do(func() {
+				if s.log != nil {
+					s.log.Warn("commands run confined but without hidden credentials or read-only host files (sandbox mode auto): "+why, "hidden", len(s.hidden), "read_only", len(s.readOnly))
+				}
+			})
+		}
+	}
 	c.ackR, c.ackW, err = os.Pipe()
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	req.Ack = 3 + len(cmd.ExtraFiles)
+	extra := []*os.File{c.ackW}
+	if c.network {
+		// After the report descriptor: the helper closes both before
+		// it runs the command. A copy, so that DenyConnect or Close
+		// meanwhile cannot close it under the starting command.
+		if c.netLayer, c.deniedPorts, err = s.portLayerCopy(); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+		if c.netLayer != nil {
+			req.NetLayer = req.Ack + 1
+			extra = append(extra, c.netLayer)
+		}
+	}
 	data, err := json.Marshal(req)
 	if err != nil {
 		c.Close()
@@ -291,7 +481,7 @@ func (s *Sandbox) Confine(cmd *exec.Cmd, p Policy) (*Confinement, error) {
 		env = os.Environ()
 	}
 	cmd.Env = append(slices.Clip(env), "TMPDIR="+tmp)
-	cmd.ExtraFiles = append(cmd.ExtraFiles, c.ackW)
+	cmd.ExtraFiles = append(cmd.ExtraFiles, extra...)
 	prog := cmd.Path
 	args := append([]string{s.helper, helperArg, string(data), prog}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = s.helper, args
@@ -311,12 +501,18 @@ func (c *Confinement) Started(ctx context.Context) error {
 	}
 	c.ackW.Close() // the child holds its own copy
 	c.ackW = nil
+	if c.netLayer != nil {
+		c.netLayer.Close()
+		c.netLayer = nil
+	}
 	_ = c.ackR.SetReadDeadline(time.Now().Add(ackTimeout))
 	stop := context.AfterFunc(ctx, func() { _ = c.ackR.SetReadDeadline(time.Now()) })
 	defer stop()
 	line, err := bufio.NewReader(c.ackR).ReadString('\n')
 	line = strings.TrimSpace(line)
 	switch {
+	case strings.HasPrefix(line, "ok") && c.masked && !strings.Contains(line, " masks="):
+		return errors.New("the sandbox helper does not hide credentials or protect host files (it is an older build). Nothing was run. Set the helper to a wasmtools binary of this version")
 	case strings.HasPrefix(line, "ok"):
 		return nil
 	case strings.HasPrefix(line, "error "):
@@ -339,6 +535,10 @@ func (c *Confinement) Close() {
 	if c.ackW != nil {
 		c.ackW.Close()
 		c.ackW = nil
+	}
+	if c.netLayer != nil {
+		c.netLayer.Close()
+		c.netLayer = nil
 	}
 	if c.ackR != nil {
 		c.ackR.Close()
@@ -383,10 +583,47 @@ func (c *Confinement) Describe() string {
 		b.WriteString(strings.Join(c.writable, ", "))
 		b.WriteString(" and its temporary directory $TMPDIR")
 	}
-	if c.network {
-		b.WriteString("; network on.")
-	} else {
-		b.WriteString("; network off.")
+	switch {
+	case !c.network:
+		b.WriteString("; network off")
+	case len(c.deniedPorts) > 0:
+		fmt.Fprintf(&b, "; network on, but no connection to port %s (this host's own server)", joinPorts(c.deniedPorts))
+	default:
+		b.WriteString("; network on")
 	}
+	if c.masked {
+		b.WriteString("; credentials (such as ~/.ssh, ~/.aws, token files) read as empty, and the host's own files (its configuration, plugin and skill folders) are read-only even inside the working directories")
+	}
+	b.WriteString(".")
 	return b.String()
+}
+
+// Refuses describes what the sandbox refuses the command, for a note
+// after an access it reported refused.
+func (c *Confinement) Refuses() string {
+	if c == nil {
+		return ""
+	}
+	parts := []string{"writes outside the writable paths"}
+	if c.masked {
+		parts = append(parts, "reads of credentials and token files", "changes to the host's own files")
+	}
+	switch {
+	case !c.network:
+		parts = append(parts, "every network connection")
+	case len(c.deniedPorts) > 0:
+		parts = append(parts, "connections to port "+joinPorts(c.deniedPorts))
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+func joinPorts(ports []int) string {
+	s := make([]string, len(ports))
+	for i, p := range ports {
+		s[i] = strconv.Itoa(p)
+	}
+	return strings.Join(s, ", ")
 }

@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
+	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -89,25 +92,97 @@ func runHelper(args []string) int {
 		return 126
 	}
 	ack := os.NewFile(uintptr(req.Ack), "sandbox-report")
+	refuse := func(format string, a ...any) int {
+		fmt.Fprintf(ack, "error %s\n", strings.ReplaceAll(fmt.Sprintf(format, a...), "\n", " "))
+		return 126
+	}
 	// Never unlocked: the restrictions are this thread's, and the
 	// command is executed from it.
 	runtime.LockOSThread()
+	if req.Probe || len(req.Hidden)+len(req.ReadOnly) > 0 {
+		masks, err := setupMounts(req)
+		if err != nil {
+			return refuse("%v", err)
+		}
+		switch {
+		case req.Probe:
+			fmt.Fprintf(ack, "ok masks=%d\n", masks)
+			return 0
+		case req.UID != 0:
+			return runAsUser(req, masks, args[1:], ack)
+		}
+		req.Masks = masks
+	}
 	abi, err := confine(req)
 	if err != nil {
-		fmt.Fprintf(ack, "error %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
-		return 126
+		return refuse("%v", err)
 	}
 	if err := closeInherited(req.Ack); err != nil {
-		fmt.Fprintf(ack, "error closing inherited files: %v\n", err)
-		return 126
+		return refuse("closing inherited files: %v", err)
 	}
-	if _, err := fmt.Fprintf(ack, "ok abi=%d network=%t\n", abi, req.Network); err != nil {
+	if _, err := fmt.Fprintf(ack, "ok abi=%d network=%t masks=%d\n", abi, req.Network, req.Masks); err != nil {
 		return 126
 	}
 	ack.Close()
 	err = syscall.Exec(args[1], args[1:], os.Environ())
 	fmt.Fprintf(os.Stderr, "wasmtools sandbox: cannot run %s: %v\n", args[1], err)
 	return 127
+}
+
+// runAsUser is the first stage of a helper that masked paths for a host
+// that is not root. It is root in its user namespace (it had to be, to
+// mount), and the command must run as the user, with no power over those
+// mounts. So it starts the helper again in a user namespace nested in
+// its own that maps its root back to the user (req.UID, req.GID); that
+// second stage confines itself and runs the command. (The first stage
+// cannot confine itself first: a Landlock domain may not write the new
+// namespace's user map.) It passes its descriptors on, waits, and exits
+// as the second stage did; a stage killed by a signal kills this one
+// with the same signal.
+func runAsUser(req request, masks int, argv []string, ack *os.File) int {
+	next := req
+	next.Hidden, next.ReadOnly, next.Tmp, next.UID, next.GID = nil, nil, "", 0, 0
+	next.Masks = masks
+	data, err := json.Marshal(next)
+	if err != nil {
+		fmt.Fprintf(ack, "error %v\n", err)
+		return 126
+	}
+	cmd := exec.Command(selfExecutable(), append([]string{helperArg, string(data)}, argv...)...)
+	cmd.Args[0] = os.Args[0]
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	last := max(req.Ack, req.NetLayer)
+	for fd := 3; fd <= last; fd++ {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, os.NewFile(uintptr(fd), "inherited"))
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:                 syscall.CLONE_NEWUSER,
+		UidMappings:                []syscall.SysProcIDMap{{ContainerID: req.UID, HostID: 0, Size: 1}},
+		GidMappings:                []syscall.SysProcIDMap{{ContainerID: req.GID, HostID: 0, Size: 1}},
+		GidMappingsEnableSetgroups: false,
+	}
+	// The host stops a command by killing its process group, which
+	// holds both stages; other signals reach this one and are passed on.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(ack, "error starting the command as the user: %v\n", err)
+		return 126
+	}
+	ack.Close() // the second stage reports; without it the host sees the end
+	go func() {
+		for sig := range sigs {
+			_ = cmd.Process.Signal(sig)
+		}
+	}()
+	_ = cmd.Wait()
+	signal.Stop(sigs)
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		signal.Reset(ws.Signal())
+		_ = syscall.Kill(os.Getpid(), ws.Signal())
+		time.Sleep(100 * time.Millisecond) // the signal is on its way
+	}
+	return cmd.ProcessState.ExitCode()
 }
 
 // closeInherited marks every descriptor from first on close-on-exec: a
@@ -190,6 +265,13 @@ func confine(req request) (int, error) {
 	}
 	if err := llsyscall.LandlockRestrictSelf(fd, flags); err != nil {
 		return 0, fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	if req.NetLayer > 0 {
+		// The ports no command may reach (Sandbox.DenyConnect): a layer
+		// of its own, so that its rules are built once, in the host.
+		if err := llsyscall.LandlockRestrictSelf(req.NetLayer, 0); err != nil {
+			return 0, fmt.Errorf("landlock_restrict_self (denied ports): %w", err)
+		}
 	}
 	if !req.Network {
 		switch {

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 )
 
@@ -27,3 +28,19 @@ func runHelper([]string) int {
 	fmt.Fprintf(os.Stderr, "wasmtools sandbox helper: no sandbox on %s; nothing was run\n", runtime.GOOS)
 	return 126
 }
+
+// useNamespaces: no namespaces here.
+func useNamespaces(*exec.Cmd) {}
+
+// maskSupport: paths are masked in Linux mount namespaces only.
+func (s *Sandbox) maskSupport() string {
+	return fmt.Sprintf("paths are hidden in Linux mount namespaces, and this system is %s", runtime.GOOS)
+}
+
+// portLayer: Landlock is a Linux feature.
+func portLayer(int, []int) (*os.File, error) {
+	return nil, fmt.Errorf("refusing connections to ports needs Landlock, a Linux feature, and this system is %s", runtime.GOOS)
+}
+
+// dupFile is never reached without a port layer.
+func dupFile(f *os.File) (*os.File, error) { return nil, fmt.Errorf("no port layer on %s", runtime.GOOS) }

@@ -12,7 +12,7 @@ func TestListJSON(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("exit code %d\n%s", r.code, r)
 	}
-	out := decodeObject(t, r.stdout, "tools", "groups", "skills", "broken_skills", "overridden_skills", "broken_plugins", "skills_prompt", "sandbox")
+	out := decodeObject(t, r.stdout, "tools", "groups", "skills", "broken_skills", "overridden_skills", "broken_plugins", "pending_plugins", "skills_prompt", "sandbox")
 
 	wantTools := []map[string]any{
 		{"name": "Bash", "group": "basic", "active": true, "read_only": false, "concurrency_safe": false, "source": "builtin"},
@@ -47,7 +47,7 @@ func TestListJSONBuiltinsOnly(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("exit code %d\n%s", r.code, r)
 	}
-	out := decodeObject(t, r.stdout, "tools", "groups", "skills", "broken_skills", "overridden_skills", "broken_plugins", "skills_prompt", "sandbox")
+	out := decodeObject(t, r.stdout, "tools", "groups", "skills", "broken_skills", "overridden_skills", "broken_plugins", "pending_plugins", "skills_prompt", "sandbox")
 	tools, _ := out["tools"].([]any)
 	var names []string
 	for _, tool := range tools {
@@ -116,7 +116,7 @@ func TestListTools(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("exit code %d\n%s", r.code, r)
 	}
-	out := decodeObject(t, r.stdout, "tools", "groups", "skills", "broken_skills", "overridden_skills", "broken_plugins", "skills_prompt", "sandbox")
+	out := decodeObject(t, r.stdout, "tools", "groups", "skills", "broken_skills", "overridden_skills", "broken_plugins", "pending_plugins", "skills_prompt", "sandbox")
 	var names []string
 	for _, tool := range out["tools"].([]any) {
 		names = append(names, tool.(map[string]any)["name"].(string))

@@ -15,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wasmtools/wasmtools/sandbox"
 	"github.com/wasmtools/wasmtools/toolkit"
 	"github.com/wasmtools/wasmtools/toolkit/mcp"
 )
@@ -125,6 +126,15 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	ln, err := net.Listen("tcp", *httpAddr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *httpAddr, err)
+	}
+	// No command the host runs may reach this server: it could open a
+	// session of its own and answer its own safety questions.
+	if err := h.Sandbox().DenyConnect(ln.Addr().(*net.TCPAddr).Port); err != nil {
+		if h.Sandbox().Mode() == sandbox.ModeRequired {
+			ln.Close()
+			return fmt.Errorf("the OS sandbox is required, and cannot keep commands from connecting to this server: %w. Serve over stdio, or set the sandbox mode to auto", err)
+		}
+		e.log.Warn("confined commands can connect to this server's port; a token (--token-file) they cannot read still keeps them from using it", "err", err)
 	}
 	guard, err := newHTTPGuard(ln.Addr().(*net.TCPAddr), *httpAddr, token, allowOrigins, allowHosts)
 	if err != nil {

@@ -320,3 +320,62 @@ func TestServeHTTPNoSelfApproval(t *testing.T) {
 		})
 	}
 }
+
+// TestServeHTTPCommandsCannotReachTheServer (issue 26, items 4 and 5):
+// with the sandbox required, a command the server runs (in bypass,
+// asking nothing) can neither read the token, even from inside the
+// working directory, nor connect to the server's port, nor change the
+// configuration file beside it; the rest of the working directory stays
+// writable.
+func TestServeHTTPCommandsCannotReachTheServer(t *testing.T) {
+	needSandbox(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Fatal("python3 is needed to open sockets")
+	}
+	work := t.TempDir()
+	const secret = "0123456789abcdef0123456789abcdef"
+	tokenFile := filepath.Join(work, "token")
+	config := filepath.Join(work, "wasmtools.yaml")
+	for p, data := range map[string]string{tokenFile: secret + "\n", config: "mode: bypass\n"} {
+		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	url, _ := serveHTTP(t, work, "--mode", "bypass", "--sandbox", "required", "--token-file", tokenFile)
+	_, port, _ := strings.Cut(strings.TrimPrefix(strings.TrimSuffix(url, "/mcp"), "http://"), ":")
+	port = strings.TrimSuffix(port, "/")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "operator", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{secret, http.DefaultTransport}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	// A script the engine cannot see into, as a build or test run is.
+	script := fmt.Sprintf(`cat %q; echo; python3 -c 'import socket; socket.create_connection(("127.0.0.1", %s)); print("connected")' 2>&1 | tail -1
+echo 'mode: bypass # changed' >> %q
+echo kept > notes.txt && echo notes-ok
+`, tokenFile, port, config)
+	if err := os.WriteFile(filepath.Join(work, "probe.sh"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "sh probe.sh"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := resultText(res)
+	t.Logf("the probe's output:\n%s", out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a confined command read the server's token:\n%s", out)
+	}
+	if strings.Contains(out, "connected") && !strings.Contains(out, "Permission denied") {
+		t.Errorf("a confined command connected to the server's own port %s:\n%s", port, out)
+	}
+	if b, _ := os.ReadFile(config); string(b) != "mode: bypass\n" {
+		t.Errorf("a confined command changed the configuration in its working directory: %q", b)
+	}
+	if !strings.Contains(out, "notes-ok") {
+		t.Errorf("the working directory is no longer writable:\n%s", out)
+	}
+}

@@ -38,7 +38,7 @@ func TestListSkills(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s", r.code, r)
 	}
-	out := decodeObject(t, r.stdout, "tools", "groups", "skills", "broken_skills", "overridden_skills", "broken_plugins", "skills_prompt", "sandbox")
+	out := decodeObject(t, r.stdout, "tools", "groups", "skills", "broken_skills", "overridden_skills", "broken_plugins", "pending_plugins", "skills_prompt", "sandbox")
 	skills, _ := out["skills"].([]any)
 	if len(skills) != 1 || skills[0].(map[string]any)["name"] != "pdf" || skills[0].(map[string]any)["dir"] != filepath.Join(dir, "pdf") {
 		t.Errorf("skills = %v", out["skills"])
@@ -232,7 +232,7 @@ func TestListSkillLayers(t *testing.T) {
 			if r.code != exitOK {
 				t.Fatalf("exit %d\n%s", r.code, r)
 			}
-			out := decodeObject(t, r.stdout, "tools", "groups", "skills", "broken_skills", "overridden_skills", "broken_plugins", "skills_prompt", "sandbox")
+			out := decodeObject(t, r.stdout, "tools", "groups", "skills", "broken_skills", "overridden_skills", "broken_plugins", "pending_plugins", "skills_prompt", "sandbox")
 			served := map[string]string{}
 			for _, s := range out["skills"].([]any) {
 				m := s.(map[string]any)

@@ -1,5 +1,10 @@
 package pathpolicy
 
+import (
+	"os"
+	"path/filepath"
+)
+
 // The default lists start from the reference's (AgentScope's dangerous
 // files and directories) and add credential stores, every shell start-up
 // file, shell histories, the system's password and key files, and the
@@ -55,4 +60,53 @@ var DefaultDangerousDirs = []string{
 	"/etc/sudoers.d", "/run/secrets", "/var/run/secrets",
 	// a process's open files and mapped files
 	"/proc/*/fd", "/proc/*/fdinfo", "/proc/*/map_files",
+}
+
+// CredentialStores are the files and folders, relative to the user's
+// home folder unless absolute, that hold credentials a command has no
+// business reading: the OS sandbox hides those that exist from every
+// confined command (see Credentials). It is the credential part of
+// DefaultDangerousFiles and DefaultDangerousDirs as concrete places, plus
+// the agent CLIs' own tokens and the stores of cloud, container and
+// database tools.
+var CredentialStores = []string{
+	// keys, agents and password stores
+	".ssh", ".gnupg", ".password-store", ".local/share/keyrings", ".pki",
+	// cloud, cluster and container tools
+	".aws", ".azure", ".config/gcloud", ".kube", ".docker", ".config/containers/auth.json", ".oci", ".boto", ".s3cfg",
+	".config/doctl", ".config/hcloud", ".config/scw", ".terraform.d/credentials.tfrc.json", ".terraformrc", ".vault-token",
+	// forges, registries and package managers
+	".git-credentials", ".config/git/credentials", ".config/gh", ".config/hub", ".config/glab-cli", ".netrc", ".npmrc", ".pypirc",
+	".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".m2/settings-security.xml", ".gradle/gradle.properties",
+	".nuget/NuGet/NuGet.Config", ".composer/auth.json", ".config/composer/auth.json",
+	// databases
+	".pgpass", ".my.cnf", ".mylogin.cnf", ".dbshell", ".mongorc.js", ".rediscli_auth",
+	// the agent CLIs' own tokens
+	".claude/.credentials.json", ".codex/auth.json", ".config/github-copilot", ".gemini/oauth_creds.json",
+	// secrets tools, sessions and browsers
+	".config/sops", ".config/op", ".config/rclone/rclone.conf", ".Xauthority", ".ICEauthority",
+	".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
+	// the system's
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d",
+	"/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_dsa_key",
+	"/run/secrets", "/var/run/secrets",
+}
+
+// Credentials returns the CredentialStores that exist, absolute (home
+// relative to home; none of those when home is empty).
+func Credentials(home string) []string {
+	var out []string
+	for _, c := range CredentialStores {
+		p := c
+		if !filepath.IsAbs(c) {
+			if home == "" {
+				continue
+			}
+			p = filepath.Join(home, c)
+		}
+		if _, err := os.Lstat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -119,10 +119,8 @@ func refusalNote(c *sandbox.Confinement, line string) string {
 	b.WriteString(c.Describe())
 	b.WriteString(" It reported a refused access (")
 	b.WriteString(line)
-	b.WriteString("), which the sandbox may have caused: the sandbox refuses writes outside the writable paths")
-	if !c.Network() {
-		b.WriteString(" and every network connection")
-	}
+	b.WriteString("), which the sandbox may have caused: the sandbox refuses ")
+	b.WriteString(c.Refuses())
 	b.WriteString(". ")
 	if c.ReadOnly() {
 		b.WriteString("In the explore mode commands change nothing and cannot leave the sandbox; if the command must write, ask the user to change the permission mode.")

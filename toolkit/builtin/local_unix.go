@@ -17,7 +17,11 @@ func setProcessGroup(cmd *exec.Cmd) { setGroup(cmd, false) }
 func setSession(cmd *exec.Cmd) { setGroup(cmd, true) }
 
 func setGroup(cmd *exec.Cmd, session bool) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !session, Setsid: session}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	// Kept: what the sandbox set (the namespaces of a confined command).
+	cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Setsid = !session, session
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {
 			return nil
