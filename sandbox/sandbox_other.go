@@ -43,4 +43,6 @@ func portLayer(int, []int) (*os.File, error) {
 }
 
 // dupFile is never reached without a port layer.
-func dupFile(f *os.File) (*os.File, error) { return nil, fmt.Errorf("no port layer on %s", runtime.GOOS) }
+func dupFile(f *os.File) (*os.File, error) {
+	return nil, fmt.Errorf("no port layer on %s", runtime.GOOS)
+}
