@@ -46,6 +46,10 @@ type Host struct {
 	// below a working directory or a sandbox writable path, or reached
 	// through a link there.
 	writable *programs.Resolver
+	// serverWritable are the writable paths of sandboxed MCP servers:
+	// what such a server writes is no more the operator's than what a
+	// command writes.
+	serverWritable []string
 
 	lib    *skills.Library // nil without skill folders
 	viewer *skills.Viewer
@@ -117,6 +121,11 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 // build does the work of Open once the configuration is resolved.
 func (h *Host) build(ctx context.Context, servers []mcp.ServerConfig) error {
 	cfg := &h.cfg
+	for _, s := range servers {
+		if s.Sandbox {
+			h.serverWritable = append(h.serverWritable, s.Writable...)
+		}
+	}
 	opts := cfg.Toolkit
 	opts.Permission = *h.perm.Clone()
 	opts.Logger = cmp.Or(opts.Logger, h.log)
@@ -277,7 +286,7 @@ func (h *Host) openPlugins(ctx, watchCtx context.Context) error {
 		if info, err := os.Stat(dir); err != nil && !cfg.Watch || err == nil && !info.IsDir() {
 			return fmt.Errorf("plugins %s: not a folder: give a folder of .wasm files (with Watch on, one that does not exist yet is waited for)", dir)
 		}
-		opts := host.FolderOptions{Config: grants, Group: cfg.PluginGroup, Approvals: h.approvals, Untrusted: h.writable.Untrusted}
+		opts := host.FolderOptions{Config: grants, Group: cfg.PluginGroup, Approvals: h.approvals, Untrusted: h.pluginFileUntrusted}
 		if !cfg.Watch {
 			f, err := ph.OpenFolder(ctx, h.tk, dir, opts)
 			if err != nil {
@@ -343,6 +352,15 @@ func (h *Host) masks() (hidden, readOnly []string) {
 // within reports whether p is dir or lies below it.
 func within(dir, p string) bool {
 	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+}
+
+// pluginFileUntrusted reports whether a plugin file may have been
+// written by someone other than the operator: it lies where a tool call
+// may write (or is reached through a link there), or it or its folder
+// belongs to another user, or its folder is one everyone may write (a
+// plugin folder under /tmp that another user made first).
+func (h *Host) pluginFileUntrusted(path string) bool {
+	return h.writable.Untrusted(path) || othersMayHaveWritten(path)
 }
 
 // approvals reads the plugin trust record, for the plugin folders (see
@@ -451,7 +469,7 @@ func (h *Host) connectMCP(ctx context.Context, servers []mcp.ServerConfig) {
 			h.log.Warn("MCP server starts in a folder tool calls may write: npx, node and uvx there load packages a call may have planted; give it a cwd outside the workspace",
 				"server", s.Name, "cwd", s.Dir)
 		}
-		c, err := mcp.Connect(ctx, s, mcp.ClientOptions{Logger: h.log, OnToolsChanged: follow, Programs: h.programs, Sandbox: h.sb})
+		c, err := mcp.Connect(ctx, s, mcp.ClientOptions{Logger: h.log, OnToolsChanged: follow, Programs: h.programs, Sandbox: h.sb, Workspace: h.toolWritable()})
 		if err != nil {
 			h.log.Warn("MCP server not connected", "server", s.Name, "err", err)
 			continue
@@ -463,10 +481,10 @@ func (h *Host) connectMCP(ctx context.Context, servers []mcp.ServerConfig) {
 }
 
 // toolWritable returns the folders a tool call may write: the working
-// directories and the sandbox's writable paths. (programs.FromEnvironment
-// adds the temporary folder.)
+// directories, the sandbox's writable paths and those of sandboxed MCP
+// servers. (programs.FromEnvironment adds the temporary folder.)
 func (h *Host) toolWritable() []string {
-	return slices.Concat(h.cfg.WorkingDirs, h.cfg.Sandbox.Writable)
+	return slices.Concat(h.cfg.WorkingDirs, h.cfg.Sandbox.Writable, h.serverWritable)
 }
 
 // warnWritableSources warns, once at start, about what the host loads or
@@ -492,7 +510,7 @@ func (h *Host) warnWritableSources() {
 	if err != nil {
 		return
 	}
-	for _, w := range h.cfg.Sandbox.Writable {
+	for _, w := range slices.Concat(h.cfg.Sandbox.Writable, h.serverWritable) {
 		for _, launcher := range []string{".npm", ".npmrc", ".cache/uv", ".cache/pip", ".local/share/uv", "go/pkg/mod", ".cargo", ".m2"} {
 			p := filepath.Join(home, launcher)
 			if p == w || strings.HasPrefix(p, w+string(filepath.Separator)) || strings.HasPrefix(w, p+string(filepath.Separator)) {

@@ -2,7 +2,6 @@ package wasmtools_test
 
 import (
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,9 +9,11 @@ import (
 	"testing"
 
 	"github.com/wasmtools/wasmtools"
+	"github.com/wasmtools/wasmtools/abi"
 	"github.com/wasmtools/wasmtools/host"
 	"github.com/wasmtools/wasmtools/internal/testplugins"
 	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/sandbox"
 	"github.com/wasmtools/wasmtools/toolkit"
 	"github.com/wasmtools/wasmtools/toolkit/toolkittest"
 )
@@ -20,11 +21,19 @@ import (
 // TestChildDroppedPluginWaitsForTrust (issue 26, the chain of item 2): an
 // allowed command whose child process (a build script the engine cannot
 // see into) drops a module and a sidecar granting itself a folder outside
-// into the plugin folder of the working directory. The watching host does
-// not serve it; it says it waits and how to trust it. Once the operator
+// into the plugin folder of the working directory. With the sandbox on,
+// the kernel refuses the drop: the plugin folder is read-only inside the
+// sandbox. With it off the drop lands, and the watching host does not
+// serve it; it says it waits and how to trust it. Once the operator
 // trusts it from outside the workspace, it serves with no further
 // question (the usability row).
 func TestChildDroppedPluginWaitsForTrust(t *testing.T) {
+	for _, mode := range []sandbox.Mode{sandbox.ModeAuto, sandbox.ModeOff} {
+		t.Run(string(mode), func(t *testing.T) { childDroppedPlugin(t, mode) })
+	}
+}
+
+func childDroppedPlugin(t *testing.T, mode sandbox.Mode) {
 	work := workspace(t)
 	plugins := filepath.Join(work, "plugins")
 	outside := t.TempDir()
@@ -43,19 +52,29 @@ func TestChildDroppedPluginWaitsForTrust(t *testing.T) {
 		Watch:       true,
 		TrustFile:   record,
 		Allow:       wasmtools.Rules{permission.MustParseRule("Bash(sh build.sh)"), permission.MustParseRule("version")},
+		Sandbox:     wasmtools.SandboxConfig{Mode: mode},
 	}
 	quiet(t, &cfg)
-	if os.Getenv("DEBUGLOG") != "" {
-		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
 	h := open(t, cfg)
 	tk := h.Toolkit()
 
 	res, err := toolkittest.Run(t.Context(), tk, "s", "Bash", map[string]any{"command": "sh build.sh"}, toolkit.TurnOptions{})
-	if err != nil || res.Outcome.Response == nil || res.Outcome.Response.IsError() {
+	if err != nil || res.Outcome.Response == nil {
 		t.Fatalf("sh build.sh: %+v, %v", res.Outcome, err)
 	}
 	dropped := filepath.Join(plugins, "dropped.wasm")
+	if mode != sandbox.ModeOff && h.Sandbox().Status().Enforced {
+		if text := res.Outcome.Response.Text(); !strings.Contains(text, "Read-only file system") {
+			t.Errorf("the drop into the plugin folder was not refused by the kernel:\n%s", text)
+		}
+		if _, err := os.Stat(dropped); err == nil {
+			t.Error("a confined child dropped a module into the plugin folder")
+		}
+		return
+	}
+	if res.Outcome.Response.IsError() {
+		t.Fatalf("sh build.sh: %s", res.Outcome.Response.Text())
+	}
 	pending := func() string {
 		for _, f := range h.Folders() {
 			if why, ok := f.Pending()[dropped]; ok {
@@ -78,7 +97,7 @@ func TestChildDroppedPluginWaitsForTrust(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rec.TrustModule(dropped); err != nil {
+	if _, err := rec.TrustModule(dropped, abi.Grants{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := rec.Write(record); err != nil {

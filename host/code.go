@@ -4,8 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"time"
 
@@ -49,6 +49,8 @@ type codeSource struct {
 	// when the code is needed again.
 	wasm []byte
 	file string
+	// size is the module's size: a file of another size is not read.
+	size int64
 	// memMiB is the memory limit; checks turns on wazero's termination
 	// checks (a module that could not be instrumented).
 	memMiB int
@@ -110,7 +112,12 @@ func (p *Plugin) acquireCode(ctx context.Context) (*compiledCode, error) {
 		}
 		wasm := p.src.wasm
 		if wasm == nil {
-			b, err := os.ReadFile(p.src.file)
+			// As a planted file would be read: never blocking on a FIFO,
+			// never more than the module's own size.
+			b, err := readPluginFileSized(p.src.file, p.src.size)
+			if errors.Is(err, errSizeChanged) {
+				return nil, fmt.Errorf("plugin %s: its file %s changed since it was loaded (%v); it is reloaded when its folder syncs, or load it again", p.Name, p.src.file, err)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("plugin %s: reading its module again: %w", p.Name, err)
 			}

@@ -44,7 +44,7 @@ func (f *Folder) Sync(ctx context.Context) {
 		return
 	}
 	if f.opts.Approvals != nil {
-		r.trust = &trustState{untrusted: f.opts.Untrusted}
+		r.trust = &trustState{untrusted: f.opts.Untrusted, config: f.opts.Config}
 		r.trust.record, r.trust.err = f.opts.Approvals()
 		if r.trust.err == nil && r.trust.record == nil {
 			r.trust.record = &TrustRecord{}
@@ -156,9 +156,16 @@ func (r *syncRun) candidates(wanted []wantedModule) (cands []*candidate, toLoad 
 		r.inWanted[w.path] = true
 		c := &candidate{wantedModule: w, old: f.loaded[w.path]}
 		c.stamp = fileStamp(w.path)
-		if c.old != nil && c.stamp != "" && c.stamp == c.old.stamp {
+		switch {
+		case c.old != nil && c.stamp != "" && c.stamp == c.old.stamp:
 			c.digest = c.old.digest // not touched since it was hashed
-		} else {
+		case r.trust != nil:
+			// A file no approval can fit is not read at all: planted
+			// files must not make every Sync hash gigabytes.
+			if c.err = r.trust.precheck(w.path); c.err == nil {
+				c.digest, c.err = fileDigest(w.path)
+			}
+		default:
 			c.digest, c.err = fileDigest(w.path)
 		}
 		if hung, ok := f.hung[w.path]; ok && c.err == nil && hung.digest == c.digest {

@@ -315,7 +315,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg Config, file string) (
 	// runs as it is with wazero's own checks, which are as safe but leave
 	// the machine code for Go at every loop iteration; a module the
 	// compiler refuses as it is, is reported as such.
-	p.src = codeSource{file: file, memMiB: memMiB}
+	p.src = codeSource{file: file, size: int64(len(wasm)), memMiB: memMiB}
 	if file == "" {
 		p.src.wasm = wasm
 	}

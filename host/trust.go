@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasmtools/wasmtools/abi"
 	"github.com/wasmtools/wasmtools/toolkit"
 )
 
@@ -25,6 +26,10 @@ const TrustFileEnv = "WASMTOOLS_TRUST_FILE"
 // ErrNotTrusted is wrapped by the errors of module and group files that
 // wait for the operator's approval (see TrustRecord).
 var ErrNotTrusted = errors.New("not trusted by the operator")
+
+// errSizeChanged is wrapped by readPluginFileSized's error for a file
+// whose size is not the one expected.
+var errSizeChanged = errors.New("its size changed")
 
 // maxPluginFile bounds what is read of a module, sidecar or group file
 // in a folder tool calls may write: a planted file of any size must not
@@ -53,25 +58,31 @@ type TrustRecord struct {
 
 // TrustedModule is one approved module file.
 type TrustedModule struct {
-	// Path is the module file: absolute, the links of its folder
-	// resolved, its own name as it is.
+	// Path is the module file: absolute, as spelled (links are not
+	// resolved: see trustPath).
 	Path string `json:"path"`
-	// SHA256 is the module's digest.
+	// SHA256 is the module's digest, Size its length in bytes.
 	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
 	// SidecarSHA256 is the digest of its sidecar file (NAME.json), ""
 	// when it had none.
 	SidecarSHA256 string `json:"sidecar_sha256,omitempty"`
 	// Sidecar is the sidecar as approved: what the module is served
 	// with (grants, manifest, name).
 	Sidecar *Sidecar `json:"sidecar,omitempty"`
+	// ConfigGrants are the grants the host's configuration gave the
+	// plugin's name when it was trusted (the folder's
+	// FolderOptions.Config): the module serves only while the
+	// configuration still gives exactly these, so that a module dropped
+	// under the name of a configured plugin gains nothing unseen.
+	ConfigGrants *abi.Grants `json:"config_grants,omitempty"`
 	// TrustedAt is when the operator approved it.
 	TrustedAt time.Time `json:"trusted_at"`
 }
 
 // TrustedFile is one approved group file.
 type TrustedFile struct {
-	// Path is the file: absolute, the links of its folder resolved, its
-	// own name as it is.
+	// Path is the file: absolute, as spelled.
 	Path string `json:"path"`
 	// SHA256 is its digest.
 	SHA256 string `json:"sha256"`
@@ -141,9 +152,11 @@ func (r *TrustRecord) Write(file string) error {
 }
 
 // TrustModule approves the module file at path as it is now, with its
-// sidecar, replacing an earlier approval of the same path. It returns
-// what was recorded: show the operator the grants being approved.
-func (r *TrustRecord) TrustModule(path string) (TrustedModule, error) {
+// sidecar and with configGrants, the grants the host's configuration
+// gives its name (the zero Grants when none), replacing an earlier
+// approval of the same path. It returns what was recorded: show the
+// operator the grants being approved.
+func (r *TrustRecord) TrustModule(path string, configGrants abi.Grants) (TrustedModule, error) {
 	real, err := trustPath(path)
 	if err != nil {
 		return TrustedModule{}, err
@@ -152,12 +165,15 @@ func (r *TrustRecord) TrustModule(path string) (TrustedModule, error) {
 	if err != nil {
 		return TrustedModule{}, fmt.Errorf("trust %s: %w", path, err)
 	}
-	tm := TrustedModule{Path: real, SHA256: digestOf(wasm), TrustedAt: time.Now().UTC().Truncate(time.Second)}
+	tm := TrustedModule{Path: real, SHA256: digestOf(wasm), Size: int64(len(wasm)), TrustedAt: time.Now().UTC().Truncate(time.Second)}
 	side, sideDigest, err := readSidecarOnce(real)
 	if err != nil {
 		return TrustedModule{}, fmt.Errorf("trust %s: %w", path, err)
 	}
 	tm.Sidecar, tm.SidecarSHA256 = side, sideDigest
+	if !grantsEmpty(configGrants) {
+		tm.ConfigGrants = &configGrants
+	}
 	r.Modules = slices.DeleteFunc(r.Modules, func(m TrustedModule) bool { return m.Path == real })
 	r.Modules = append(r.Modules, tm)
 	slices.SortFunc(r.Modules, func(a, b TrustedModule) int { return strings.Compare(a.Path, b.Path) })
@@ -187,21 +203,12 @@ func (r *TrustRecord) TrustGroupFile(path string) (TrustedFile, error) {
 // Revoke removes the approvals of path (a module or group file) and of
 // every file below it (a folder), and returns the paths removed.
 func (r *TrustRecord) Revoke(path string) []string {
-	abs, err := filepath.Abs(path)
+	target, err := trustPath(path)
 	if err != nil {
 		return nil
 	}
-	targets := []string{filepath.Clean(abs)}
-	if real, err := filepath.EvalSymlinks(abs); err == nil && real != targets[0] {
-		targets = append(targets, real)
-	}
 	under := func(p string) bool {
-		for _, t := range targets {
-			if p == t || strings.HasPrefix(p, strings.TrimSuffix(t, string(filepath.Separator))+string(filepath.Separator)) {
-				return true
-			}
-		}
-		return false
+		return p == target || strings.HasPrefix(p, strings.TrimSuffix(target, string(filepath.Separator))+string(filepath.Separator))
 	}
 	var removed []string
 	r.Modules = slices.DeleteFunc(r.Modules, func(m TrustedModule) bool {
@@ -279,28 +286,25 @@ type PendingError struct {
 }
 
 func (e *PendingError) Error() string {
-	return fmt.Sprintf("%s is not served: %s. It lies in a folder tool calls may write, so it serves only as the operator trusted it; review it, then run: wasmtools plugins trust %s",
+	return fmt.Sprintf("%s is not served: %s. It lies where a tool call (or another user) may have written it, so it serves only as the operator trusted it; review it, then run: wasmtools plugins trust %s",
 		e.Path, e.Reason, e.Path)
 }
 
 func (e *PendingError) Unwrap() error { return ErrNotTrusted }
 
-// trustPath is what a record names a file by: its absolute path with
-// the links of its folder resolved, and its own name as it is. The name
-// is kept even when the file is a link, because the name binds: a
-// plugin is named after its file, and the configuration's grants follow
-// the name, so a link planted under another name to a trusted module is
-// not that module.
+// trustPath is what a record names a file by: its absolute path as
+// spelled, links not resolved. The spelling binds: a plugin is named
+// after its file, it joins the group of its sub-folder, and the
+// configuration's grants follow its name, so a link planted under another
+// name to a trusted module, or a folder link re-pointed so that a trusted
+// file appears at another place, is not what was trusted. (Its contents
+// are checked by digest wherever the path leads.)
 func trustPath(path string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", err
 	}
-	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
-	if err != nil {
-		return "", fmt.Errorf("cannot resolve %s: %w", filepath.Dir(abs), err)
-	}
-	return filepath.Join(dir, filepath.Base(abs)), nil
+	return filepath.Clean(abs), nil
 }
 
 // readSidecarOnce reads the sidecar of a module file once: the parsed
@@ -324,7 +328,12 @@ func readSidecarOnce(wasmPath string) (*Sidecar, string, error) {
 // readPluginFile reads a regular file of at most maxPluginFile bytes. A
 // FIFO, device or folder planted under a plugin's name is refused
 // without blocking on it.
-func readPluginFile(path string) ([]byte, error) {
+func readPluginFile(path string) ([]byte, error) { return readPluginFileSized(path, -1) }
+
+// readPluginFileSized is readPluginFile of a file that must be size
+// bytes long (any size when size is negative): a file of another size is
+// refused before it is read.
+func readPluginFileSized(path string, size int64) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
 		return nil, err
@@ -340,6 +349,9 @@ func readPluginFile(path string) ([]byte, error) {
 	if info.Size() > maxPluginFile {
 		return nil, fmt.Errorf("%s is larger than %d MiB", path, maxPluginFile>>20)
 	}
+	if size >= 0 && info.Size() != size {
+		return nil, fmt.Errorf("%s is %d bytes long, not %d: %w", path, info.Size(), size, errSizeChanged)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxPluginFile+1))
 	if err != nil {
 		return nil, err
@@ -348,6 +360,22 @@ func readPluginFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than %d MiB", path, maxPluginFile>>20)
 	}
 	return data, nil
+}
+
+// grantsEmpty reports grants that give nothing.
+func grantsEmpty(g abi.Grants) bool {
+	return len(g.Dirs) == 0 && len(g.HTTPHosts) == 0 && len(g.Env) == 0 && len(g.Config) == 0 && g.MemoryMiB == 0 && g.TimeoutMS == 0
+}
+
+// sameGrants reports whether the configuration's grants now are those
+// approved.
+func sameGrants(approved *abi.Grants, now abi.Grants) bool {
+	if approved == nil || grantsEmpty(*approved) {
+		return grantsEmpty(now)
+	}
+	a, errA := json.Marshal(approved)
+	b, errB := json.Marshal(now)
+	return errA == nil && errB == nil && bytes.Equal(a, b)
 }
 
 func digestOf(data []byte) string {
@@ -363,6 +391,8 @@ type trustState struct {
 	err    error // the record could not be read: nothing is approved
 	// untrusted is FolderOptions.Untrusted.
 	untrusted func(path string) bool
+	// config is FolderOptions.Config: the grants an approval must match.
+	config func(path string) Config
 }
 
 // needs reports whether the file at path needs the operator's approval.
@@ -391,11 +421,39 @@ func (t *trustState) decide(c *candidate) {
 		c.approval = c.old.approval // unchanged, and still approved
 	default:
 		c.approval, c.err = t.module(c.path)
-		if c.err == nil && c.old != nil && c.old.digest == c.digest {
-			c.old.approval, oldOK = c.approval, true // approved again as it was
+		// The version serving may serve on under a new approval only when
+		// the approval is of the very bytes it was loaded with (which its
+		// own approval recorded): the file may have changed again since
+		// it was hashed above.
+		if c.err == nil && c.old != nil && c.old.approval != nil &&
+			c.old.approval.SHA256 == c.approval.SHA256 && c.old.approval.SidecarSHA256 == c.approval.SidecarSHA256 {
+			c.old.approval, oldOK = c.approval, true
 		}
 	}
 	c.dropOld = c.old != nil && !oldOK
+}
+
+// precheck refuses, without reading it, a module file that no approval
+// can fit: none names its path, or the approved size differs.
+func (t *trustState) precheck(path string) error {
+	if !t.moduleNeeds(path) {
+		return nil
+	}
+	if t.err != nil {
+		return &PendingError{Path: path, Reason: "the trust record cannot be read (" + t.err.Error() + ")"}
+	}
+	real, err := trustPath(path)
+	if err != nil {
+		return &PendingError{Path: path, Reason: err.Error()}
+	}
+	i := slices.IndexFunc(t.record.Modules, func(m TrustedModule) bool { return m.Path == real })
+	if i < 0 {
+		return &PendingError{Path: path, Reason: "the operator has not trusted it"}
+	}
+	if info, err := os.Stat(path); err == nil && info.Size() != t.record.Modules[i].Size {
+		return &PendingError{Path: path, Reason: "the module changed since the operator trusted it"}
+	}
+	return nil
 }
 
 // module returns the approval of the module file at path as it is now.
@@ -406,6 +464,13 @@ func (t *trustState) module(path string) (*TrustedModule, error) {
 	tm, err := t.record.Module(path)
 	if err != nil {
 		return nil, err
+	}
+	var now abi.Grants
+	if t.config != nil {
+		now = t.config(path).Grants
+	}
+	if !sameGrants(tm.ConfigGrants, now) {
+		return nil, &PendingError{Path: path, Reason: "the configuration's grants for its name differ from those the operator trusted with it"}
 	}
 	return &tm, nil
 }

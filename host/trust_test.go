@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmtools/wasmtools/abi"
 	"github.com/wasmtools/wasmtools/toolkit"
 )
 
@@ -41,7 +42,7 @@ func TestFolderServesOnlyWhatTheOperatorTrusted(t *testing.T) {
 			if filepath.Base(p) == GroupFileName {
 				_, err = r.TrustGroupFile(p)
 			} else {
-				_, err = r.TrustModule(p)
+				_, err = r.TrustModule(p, abi.Grants{})
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -120,7 +121,7 @@ func TestApprovedModuleServesWithItsApprovedSidecar(t *testing.T) {
 	install(t, dir, "v", wasm, "approved")
 	path := filepath.Join(dir, "v.wasm")
 	var r TrustRecord
-	a, err := r.TrustModule(path)
+	a, err := r.TrustModule(path, abi.Grants{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestTrustRecordRejects(t *testing.T) {
 	mod := filepath.Join(dir, "m.wasm")
 	must(t, os.WriteFile(mod, wasm, 0o644))
 	var r TrustRecord
-	if _, err := r.TrustModule(mod); err != nil {
+	if _, err := r.TrustModule(mod, abi.Grants{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Module(mod); err != nil {
@@ -164,11 +165,20 @@ func TestTrustRecordRejects(t *testing.T) {
 	if _, err := r.Module(link); !errors.Is(err, ErrNotTrusted) {
 		t.Errorf("a link to the trusted module under another name: %v, want it not trusted", err)
 	}
-	// The folder reached through a link is the same folder.
+	// The folder reached through a link is another place: a folder link
+	// re-pointed must not carry a trusted file into another group.
 	alias := filepath.Join(t.TempDir(), "alias")
 	must(t, os.Symlink(dir, alias))
-	if _, err := r.Module(filepath.Join(alias, "m.wasm")); err != nil {
-		t.Errorf("the trusted module through a link to its folder: %v", err)
+	if _, err := r.Module(filepath.Join(alias, "m.wasm")); !errors.Is(err, ErrNotTrusted) {
+		t.Errorf("the trusted module through a link to its folder: %v, want it not trusted", err)
+	}
+	// Revoking by the spelling trusted works whatever the links.
+	var linked TrustRecord
+	if _, err := linked.TrustModule(filepath.Join(alias, "m.wasm"), abi.Grants{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := linked.Revoke(filepath.Join(alias, "m.wasm")); len(got) != 1 {
+		t.Errorf("revoke through the link removed %q", got)
 	}
 	cases := []struct {
 		name   string
@@ -198,5 +208,46 @@ func TestTrustRecordRejects(t *testing.T) {
 	}
 	if r, err := ReadTrust(filepath.Join(dir, "absent.json")); err != nil || len(r.Modules) != 0 {
 		t.Errorf("a missing record: %v %v", r, err)
+	}
+}
+
+// TestConfigGrantsBindToTheApproval: the configuration's grants follow a
+// plugin's name, so a module dropped under a configured plugin's name
+// would gain them unseen. The approval records them: a module trusted
+// without them waits, one trusted with them serves with them.
+func TestConfigGrantsBindToTheApproval(t *testing.T) {
+	wasm := versionedWasm(t)
+	h := newTestHost(t)
+	dir := t.TempDir()
+	writeAtomic(t, filepath.Join(dir, "v.wasm"), wasm) // no sidecar
+	configured := abi.Grants{Env: map[string]string{"VERSION": "from-config"}}
+	var record TrustRecord
+	tk := toolkit.New(toolkit.Options{Permission: bypass})
+	ctx := context.Background()
+	f, err := h.OpenFolder(ctx, tk, dir, FolderOptions{
+		Config:    func(string) Config { return Config{Grants: configured} },
+		Approvals: func() (*TrustRecord, error) { return &record, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close(ctx) })
+
+	if _, err := record.TrustModule(filepath.Join(dir, "v.wasm"), abi.Grants{}); err != nil {
+		t.Fatal(err)
+	}
+	f.Sync(ctx)
+	if why := f.Pending()[filepath.Join(dir, "v.wasm")]; !strings.Contains(why, "configuration's grants") {
+		t.Errorf("trusted without the configuration's grants: pending %q", why)
+	}
+	if got := callVersion(tk, "s1"); !strings.HasPrefix(got, "ERROR: ") {
+		t.Errorf("served anyway: %q", got)
+	}
+	if _, err := record.TrustModule(filepath.Join(dir, "v.wasm"), configured); err != nil {
+		t.Fatal(err)
+	}
+	f.Sync(ctx)
+	if got := callVersion(tk, "s2"); got != "version from-config" {
+		t.Errorf("trusted with the configuration's grants: %q", got)
 	}
 }

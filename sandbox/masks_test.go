@@ -203,3 +203,35 @@ func TestDenyConnect(t *testing.T) {
 		t.Errorf("after Close the port is still refused: exit %d\n%s", res.code, res.out)
 	}
 }
+
+// TestPlantedWritableLink: a writable path inside the working directory
+// (a cache folder) replaced by a link to a folder outside is not granted:
+// a command could have planted the link.
+func TestPlantedWritableLink(t *testing.T) {
+	needLandlock(t)
+	work, outside := t.TempDir(), t.TempDir()
+	cache := filepath.Join(work, "cache")
+	if err := os.Symlink(outside, cache); err != nil {
+		t.Fatal(err)
+	}
+	sb := newSandbox(t, Options{Writable: []string{cache}})
+	res := run(t, sb, Policy{WorkingDirs: []string{work}}, work, "echo x > cache/escaped; echo done")
+	if _, err := os.Stat(filepath.Join(outside, "escaped")); err == nil {
+		t.Errorf("a write through a planted link landed outside:\n%s", res.out)
+	}
+	// The same for a policy's own paths under an untrusted folder (an
+	// MCP server's writable path in the agent's working directory).
+	other := newSandbox(t, Options{})
+	res = run(t, other, Policy{WorkingDirs: []string{cache}, Untrusted: []string{work}}, outside, "echo x > escaped2; echo done")
+	if _, err := os.Stat(filepath.Join(outside, "escaped2")); err == nil {
+		t.Errorf("a server's writable path reached through a link in the workspace was granted:\n%s", res.out)
+	}
+	// An operator's link outside every writable root is followed.
+	alias := filepath.Join(t.TempDir(), "alias")
+	if err := os.Symlink(outside, alias); err != nil {
+		t.Fatal(err)
+	}
+	if res := run(t, other, Policy{WorkingDirs: []string{alias}}, outside, "echo x > kept && echo kept-ok"); !strings.Contains(res.out, "kept-ok") {
+		t.Errorf("a working directory reached through the operator's link is not writable:\n%s", res.out)
+	}
+}

@@ -302,6 +302,13 @@ type Policy struct {
 	// private temporary directory, and turns its network off: the
 	// explore mode.
 	ReadOnly bool
+	// Untrusted are folders tool calls may write besides WorkingDirs (an
+	// MCP server's policy names the agent's working directories here). A
+	// writable path reached through a link that lies in one of them, or
+	// in another writable path, is not granted: a command could have
+	// planted the link (a cache folder replaced by a link to the home
+	// folder, say).
+	Untrusted []string
 }
 
 // request is what the host hands the helper, as JSON in its argument.
@@ -375,6 +382,46 @@ type Confinement struct {
 	deniedPorts []int
 }
 
+// plantableLink returns the first link met while resolving the absolute
+// path p that lies in or below one of roots (other than p itself), or ""
+// when there is none: a command that may write there could have made the
+// link, so that p now leads anywhere.
+func plantableLink(p string, roots []string) string { return linkIn(p, p, roots, 0) }
+
+func linkIn(p, self string, roots []string, depth int) string {
+	if depth > 40 {
+		return p // too many links: fail closed
+	}
+	cur := string(filepath.Separator)
+	for _, name := range strings.Split(strings.Trim(p, string(filepath.Separator)), string(filepath.Separator)) {
+		if name == "" {
+			continue
+		}
+		cur = filepath.Join(cur, name)
+		info, err := os.Lstat(cur)
+		if err != nil {
+			return "" // absent from here on: nothing to follow
+		}
+		if info.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
+		for _, r := range roots {
+			if r != self && (cur == r || strings.HasPrefix(cur, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator))) {
+				return cur
+			}
+		}
+		// An operator's link outside the writable roots (~/code to
+		// /data/code): followed, and its target checked the same way.
+		target, err := filepath.EvalSymlinks(cur)
+		if err != nil {
+			return cur // dangling or looping: fail closed
+		}
+		rest := strings.TrimPrefix(p, cur)
+		return linkIn(filepath.Join(target, rest), self, roots, depth+1)
+	}
+	return ""
+}
+
 // portLayerCopy returns a copy of the DenyConnect layer and its ports,
 // or nil when there is none.
 func (s *Sandbox) portLayerCopy() (*os.File, []int, error) {
@@ -425,10 +472,21 @@ func (s *Sandbox) Confine(cmd *exec.Cmd, p Policy) (*Confinement, error) {
 	c := &Confinement{tmp: tmp, readOnly: p.ReadOnly, network: s.network && !p.ReadOnly}
 	req := request{Network: c.network, Writable: []string{tmp}}
 	if !p.ReadOnly {
+		var wanted []string
 		for _, d := range append(slices.Clone(p.WorkingDirs), s.writable...) {
-			if filepath.IsAbs(d) && !slices.Contains(req.Writable, d) {
-				req.Writable = append(req.Writable, filepath.Clean(d))
+			if d = filepath.Clean(d); filepath.IsAbs(d) && !slices.Contains(wanted, d) {
+				wanted = append(wanted, d)
 			}
+		}
+		roots := append(slices.Clone(wanted), p.Untrusted...)
+		for _, d := range wanted {
+			if link := plantableLink(d, roots); link != "" {
+				if s.log != nil {
+					s.log.Warn("sandbox: a writable path is reached through a link a command could have planted; it is not writable", "path", d, "link", link)
+				}
+				continue
+			}
+			req.Writable = append(req.Writable, d)
 		}
 	}
 	c.writable = slices.Clone(req.Writable[1:])

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
+	wt "github.com/wasmtools/wasmtools" // as wt: the tests name a function wasmtools
 	"github.com/wasmtools/wasmtools/abi"
 	"github.com/wasmtools/wasmtools/host"
 )
@@ -69,6 +72,7 @@ func runPlugins(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "plugins "+sub, pluginsHelp)
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	trustFile := fs.String("trust-file", "", "the trust record (default: $WASMTOOLS_TRUST_FILE, else wasmtools/trust.json in the user's configuration folder)")
+	configPath := fs.String("config", "", "the configuration whose grants (by plugin name) are trusted with each module (default: wasmtools.yaml in the current directory, if present)")
 	pos, err := parseArgs(e, fs, args)
 	if err != nil {
 		return err
@@ -85,7 +89,11 @@ func runPlugins(ctx context.Context, e *env, args []string) error {
 	}
 	switch sub {
 	case "trust":
-		return trustPlugins(e, rec, file, pos, *asJSON)
+		grants, err := configGrants(*configPath)
+		if err != nil {
+			return err
+		}
+		return trustPlugins(e, rec, file, pos, grants, *asJSON)
 	case "revoke":
 		return revokePlugins(e, rec, file, pos, *asJSON)
 	}
@@ -99,6 +107,7 @@ type trustedEntry struct {
 	SHA256        string      `json:"sha256"`
 	SidecarSHA256 string      `json:"sidecar_sha256,omitempty"`
 	Grants        *abi.Grants `json:"grants,omitempty"`
+	ConfigGrants  *abi.Grants `json:"config_grants,omitempty"`
 	// Status is trusted (the file is as approved), changed or missing
 	// (it waits for trust again), in list.
 	Status string `json:"status,omitempty"`
@@ -106,7 +115,7 @@ type trustedEntry struct {
 }
 
 func moduleEntry(m host.TrustedModule) trustedEntry {
-	te := trustedEntry{Path: m.Path, Kind: "module", SHA256: m.SHA256, SidecarSHA256: m.SidecarSHA256}
+	te := trustedEntry{Path: m.Path, Kind: "module", SHA256: m.SHA256, SidecarSHA256: m.SidecarSHA256, ConfigGrants: m.ConfigGrants}
 	if m.Sidecar != nil {
 		g := m.Sidecar.Grants
 		te.Grants = &g
@@ -114,7 +123,25 @@ func moduleEntry(m host.TrustedModule) trustedEntry {
 	return te
 }
 
-func trustPlugins(e *env, rec *host.TrustRecord, file string, paths []string, asJSON bool) error {
+// configGrants reads the grants of a configuration file by plugin name:
+// the file given, else wasmtools.yaml in the current directory if there
+// is one.
+func configGrants(path string) (map[string]abi.Grants, error) {
+	explicit := path != ""
+	if !explicit {
+		path = wt.ConfigFile
+	}
+	cfg, err := wt.LoadConfig(path)
+	if errors.Is(err, fs.ErrNotExist) && !explicit {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return cfg.Grants, nil
+}
+
+func trustPlugins(e *env, rec *host.TrustRecord, file string, paths []string, grants map[string]abi.Grants, asJSON bool) error {
 	if len(paths) == 0 {
 		return usageErrorf("trust takes module files, group files or plugin folders")
 	}
@@ -128,7 +155,8 @@ func trustPlugins(e *env, rec *host.TrustRecord, file string, paths []string, as
 			return &exitError{code: exitToolError, err: fmt.Errorf("%s holds no .wasm or group file to trust", p)}
 		}
 		for _, m := range modules {
-			tm, err := rec.TrustModule(m)
+			name := strings.TrimSuffix(filepath.Base(m), filepath.Ext(m))
+			tm, err := rec.TrustModule(m, grants[name])
 			if err != nil {
 				return &exitError{code: exitToolError, err: err}
 			}
@@ -155,6 +183,9 @@ func trustPlugins(e *env, rec *host.TrustRecord, file string, paths []string, as
 		fmt.Fprintf(e.stdout, "trusted %s %s\n  sha256 %s\n", te.Kind, te.Path, te.SHA256)
 		if te.Kind == "module" {
 			fmt.Fprintf(e.stdout, "  grants: %s\n", describeGrants(te.Grants))
+			if te.ConfigGrants != nil {
+				fmt.Fprintf(e.stdout, "  grants of the configuration: %s\n", describeGrants(te.ConfigGrants))
+			}
 		}
 	}
 	fmt.Fprintf(e.stdout, "recorded in %s\n", file)
@@ -242,6 +273,9 @@ func listPlugins(e *env, rec *host.TrustRecord, file string, dirs []string, asJS
 			grants := "-"
 			if te.Kind == "module" {
 				grants = describeGrants(te.Grants)
+				if te.ConfigGrants != nil {
+					grants += "; configuration: " + describeGrants(te.ConfigGrants)
+				}
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", te.Status, te.Kind, te.Path, grants)
 		}

@@ -86,6 +86,10 @@ type ClientOptions struct {
 	// Sandbox confines the stdio servers whose ServerConfig.Sandbox is
 	// set; nil leaves such servers unstarted.
 	Sandbox *sandbox.Sandbox
+	// Workspace are the folders tool calls may write (the agent's
+	// working directories): a sandboxed server's writable path reached
+	// through a link there is not granted (sandbox.Policy.Untrusted).
+	Workspace []string
 }
 
 // Client is a connection to one MCP server whose tools it offers as
@@ -165,22 +169,22 @@ func (c *Client) transport() (sdk.Transport, error) {
 			}
 			return nil, fmt.Errorf("MCP server %s: it is to run in the OS sandbox (sandbox: true), which cannot confine it here: %s. The server was not started; turn the sandbox on, or drop sandbox from the server's configuration to run it unconfined", c.cfg.Name, why)
 		}
-		return &confinedCommand{cmd: cmd, sb: sb, writable: c.cfg.Writable}, nil
+		return &confinedCommand{cmd: cmd, sb: sb, policy: sandbox.Policy{WorkingDirs: c.cfg.Writable, Untrusted: c.opts.Workspace}}, nil
 	}
 	return &sdk.CommandTransport{Command: cmd}, nil
 }
 
 // confinedCommand is a stdio server started inside the OS sandbox.
 type confinedCommand struct {
-	cmd      *exec.Cmd
-	sb       *sandbox.Sandbox
-	writable []string
+	cmd    *exec.Cmd
+	sb     *sandbox.Sandbox
+	policy sandbox.Policy
 }
 
 // Connect confines the command, starts it, and waits until the sandbox
 // holds before the first message is sent.
 func (t *confinedCommand) Connect(ctx context.Context) (sdk.Connection, error) {
-	conf, err := t.sb.Confine(t.cmd, sandbox.Policy{WorkingDirs: t.writable})
+	conf, err := t.sb.Confine(t.cmd, t.policy)
 	if err != nil {
 		return nil, err
 	}
