@@ -388,6 +388,13 @@ func LoadConfig(path string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("configuration: %w", err)
 	}
+	return ParseConfig(path, data)
+}
+
+// ParseConfig is LoadConfig of data read from path: a program that
+// checks a configuration's bytes (against an approval, say) parses the
+// very bytes it checked.
+func ParseConfig(path string, data []byte) (Config, error) {
 	var c Config
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)

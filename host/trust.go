@@ -54,6 +54,10 @@ type TrustRecord struct {
 	Modules []TrustedModule `json:"modules"`
 	// Groups are the approved group files (GroupFileName).
 	Groups []TrustedFile `json:"groups,omitempty"`
+	// Configs are the approved configuration files: one found in the
+	// agent's working directory (wasmtools.yaml) is obeyed only as
+	// approved (the CLI checks; see ConfigApproved).
+	Configs []TrustedFile `json:"configs,omitempty"`
 }
 
 // TrustedModule is one approved module file.
@@ -200,6 +204,45 @@ func (r *TrustRecord) TrustGroupFile(path string) (TrustedFile, error) {
 	return tf, nil
 }
 
+// TrustConfig approves the configuration file at path as it is now.
+func (r *TrustRecord) TrustConfig(path string) (TrustedFile, error) {
+	real, err := trustPath(path)
+	if err != nil {
+		return TrustedFile{}, err
+	}
+	data, err := readPluginFile(real)
+	if err != nil {
+		return TrustedFile{}, fmt.Errorf("trust %s: %w", path, err)
+	}
+	tf := TrustedFile{Path: real, SHA256: digestOf(data), TrustedAt: time.Now().UTC().Truncate(time.Second)}
+	r.Configs = slices.DeleteFunc(r.Configs, func(c TrustedFile) bool { return c.Path == real })
+	r.Configs = append(r.Configs, tf)
+	slices.SortFunc(r.Configs, func(a, b TrustedFile) int { return strings.Compare(a.Path, b.Path) })
+	return tf, nil
+}
+
+// ConfigApproved returns nil when data, read from the configuration
+// file at path, is what the operator approved; otherwise an error that
+// wraps ErrNotTrusted and says why.
+func (r *TrustRecord) ConfigApproved(path string, data []byte) error {
+	real, err := trustPath(path)
+	if err != nil {
+		return &PendingError{Path: path, Reason: err.Error()}
+	}
+	i := slices.IndexFunc(r.Configs, func(c TrustedFile) bool { return c.Path == real })
+	switch {
+	case i < 0:
+		return &PendingError{Path: path, Reason: "the operator has not trusted it"}
+	case r.Configs[i].SHA256 != digestOf(data):
+		return &PendingError{Path: path, Reason: "the configuration changed since the operator trusted it"}
+	}
+	return nil
+}
+
+// ReadConfigFile reads a configuration file as a plugin file is read:
+// a regular file of bounded size, never blocking on a FIFO.
+func ReadConfigFile(path string) ([]byte, error) { return readPluginFile(path) }
+
 // Revoke removes the approvals of path (a module or group file) and of
 // every file below it (a folder), and returns the paths removed.
 func (r *TrustRecord) Revoke(path string) []string {
@@ -221,6 +264,13 @@ func (r *TrustRecord) Revoke(path string) []string {
 	r.Groups = slices.DeleteFunc(r.Groups, func(g TrustedFile) bool {
 		if under(g.Path) {
 			removed = append(removed, g.Path)
+			return true
+		}
+		return false
+	})
+	r.Configs = slices.DeleteFunc(r.Configs, func(c TrustedFile) bool {
+		if under(c.Path) {
+			removed = append(removed, c.Path)
 			return true
 		}
 		return false

@@ -39,6 +39,7 @@ import (
 	"time"
 
 	wt "github.com/wasmtools/wasmtools" // as wt: the tests name a function wasmtools
+	"github.com/wasmtools/wasmtools/host"
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/sandbox"
 	"github.com/wasmtools/wasmtools/toolkit"
@@ -381,6 +382,47 @@ func ruleList(rules *[]permission.Rule) func(string) error {
 	}
 }
 
+// implicitConfig reads the configuration file found, not named, in the
+// current directory. That folder is the default working directory: a
+// tool call could have written the file, so it is obeyed only as the
+// operator approved it in the trust record (a configuration named with
+// --config is the operator's word). A missing file is no configuration;
+// it is still protected, since the next start would read it.
+func implicitConfig(path string) (wt.Config, error) {
+	data, err := host.ReadConfigFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return wt.Config{File: path}, nil
+	}
+	if err != nil {
+		return wt.Config{}, fmt.Errorf("configuration: %w", err)
+	}
+	record, err := host.DefaultTrustFile()
+	if err != nil {
+		return wt.Config{}, err
+	}
+	cwd, err := filepath.Abs(".")
+	if err != nil {
+		return wt.Config{}, err
+	}
+	if record == cwd || strings.HasPrefix(record, cwd+string(filepath.Separator)) {
+		return wt.Config{}, fmt.Errorf("the trust record %s lies in the current directory, where tool calls may write; keep it outside (set %s)", record, host.TrustFileEnv)
+	}
+	rec, err := host.ReadTrust(record)
+	if err != nil {
+		return wt.Config{}, err
+	}
+	if err := rec.ConfigApproved(path, data); err != nil {
+		abs, _ := filepath.Abs(path)
+		var pe *host.PendingError
+		reason := err.Error()
+		if errors.As(err, &pe) {
+			reason = pe.Reason
+		}
+		return wt.Config{}, fmt.Errorf("%s was found in the current directory, which tool calls may write, and is not obeyed: %s. Review it, then run: wasmtools plugins trust %s (or name it with --config)", abs, reason, abs)
+	}
+	return wt.ParseConfig(path, data)
+}
+
 // config returns the configuration the flags and the configuration file
 // describe: flags win for the mode, the working directories and the
 // sandbox mode; rules, folders and MCP configuration files add up. watch
@@ -390,11 +432,12 @@ func (p *permFlags) config(e *env, watch bool) (wt.Config, error) {
 	if !explicit {
 		path = wt.ConfigFile
 	}
-	cfg, err := wt.LoadConfig(path)
-	if errors.Is(err, fs.ErrNotExist) && !explicit {
-		// No configuration yet; the file is still protected, since the
-		// next start would read it.
-		cfg, err = wt.Config{File: path}, nil
+	var cfg wt.Config
+	var err error
+	if explicit {
+		cfg, err = wt.LoadConfig(path)
+	} else {
+		cfg, err = implicitConfig(path)
 	}
 	if err != nil {
 		return cfg, err

@@ -28,6 +28,13 @@ with the sidecar as you trusted it; a group file (group.yaml) the same.
 A file that changes waits again. Folders outside the working directories
 are yours and serve as they are.
 
+The same holds for wasmtools.yaml found in the current directory (the
+default working directory): the host reads it only as you trusted it.
+A configuration named with --config is your word and is read as it is.
+With a module, "trust" also records the grants your configuration gives
+its name (--config, else wasmtools.yaml here): the module serves only
+while the configuration gives exactly those.
+
 The approvals are kept in the trust record, outside every working
 directory: $WASMTOOLS_TRUST_FILE, else wasmtools/trust.json in your
 configuration folder (~/.config on Linux). A running "wasmtools serve"
@@ -36,9 +43,10 @@ stops.
 
 Subcommands:
 
-	trust PATH...   trust module files, group files, or every one in a
-	                plugin folder, as they are now; prints the grants
-	                being trusted
+	trust PATH...   trust module files, group files, configuration files
+	                (.yaml), or every module and group file in a plugin
+	                folder, as they are now; prints the grants being
+	                trusted
 	list [DIR...]   list the trusted files and whether each is still what
 	                was trusted; with plugin folders, also the files in
 	                them that wait for trust
@@ -48,6 +56,7 @@ Subcommands:
 Examples:
 
 	wasmtools plugins trust plugins/
+	wasmtools plugins trust wasmtools.yaml
 	wasmtools plugins list --json plugins/ | jq '.pending'
 	wasmtools plugins revoke plugins/hash.wasm
 
@@ -147,6 +156,14 @@ func trustPlugins(e *env, rec *host.TrustRecord, file string, paths []string, gr
 	}
 	var out []trustedEntry
 	for _, p := range paths {
+		if isConfigFile(p) {
+			tf, err := rec.TrustConfig(p)
+			if err != nil {
+				return &exitError{code: exitToolError, err: err}
+			}
+			out = append(out, trustedEntry{Path: tf.Path, Kind: "config", SHA256: tf.SHA256})
+			continue
+		}
 		modules, groups, err := host.PluginFiles(p)
 		if err != nil {
 			return &exitError{code: exitToolError, err: fmt.Errorf("%s: %w", p, err)}
@@ -233,6 +250,17 @@ func listPlugins(e *env, rec *host.TrustRecord, file string, dirs []string, asJS
 		te.Status, te.Reason = fileStatus(func() error { _, err := rec.GroupFile(g.Path); return err })
 		trusted = append(trusted, te)
 	}
+	for _, c := range rec.Configs {
+		te := trustedEntry{Path: c.Path, Kind: "config", SHA256: c.SHA256}
+		te.Status, te.Reason = fileStatus(func() error {
+			data, err := host.ReadConfigFile(c.Path)
+			if err != nil {
+				return &host.PendingError{Path: c.Path, Reason: err.Error()}
+			}
+			return rec.ConfigApproved(c.Path, data)
+		})
+		trusted = append(trusted, te)
+	}
 	pending := map[string]string{}
 	for _, d := range dirs {
 		modules, groups, err := host.PluginFiles(d)
@@ -313,6 +341,13 @@ func pendingReason(err error) string {
 		return pe.Reason
 	}
 	return err.Error()
+}
+
+// isConfigFile reports a configuration file (.yaml or .yml, not a
+// plugin folder's group file).
+func isConfigFile(p string) bool {
+	ext := strings.ToLower(filepath.Ext(p))
+	return (ext == ".yaml" || ext == ".yml") && filepath.Base(p) != host.GroupFileName
 }
 
 // describeGrants says in one line what a sidecar grants.

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -177,5 +178,45 @@ func TestPluginsTrust(t *testing.T) {
 
 	if r := runBinary(t, env, "", "plugins", "frobnicate"); r.code != exitUsage || !strings.Contains(r.stderr, "trust, list or revoke") {
 		t.Errorf("plugins frobnicate:\n%s", r)
+	}
+}
+
+// TestImplicitConfigNeedsTrust: a wasmtools.yaml found in the current
+// directory (the default working directory, which tool calls may write)
+// is obeyed only as the operator trusted it; one named with --config is
+// the operator's word.
+func TestImplicitConfigNeedsTrust(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "wasmtools.yaml")
+	if err := os.WriteFile(config, []byte("deny: [Read]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "WASMTOOLS_TRUST_FILE="+filepath.Join(t.TempDir(), "trust.json"))
+	run := func(args ...string) result {
+		t.Helper()
+		cmd := exec.CommandContext(t.Context(), binary, args...)
+		cmd.Dir, cmd.Env = dir, env
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		_ = cmd.Run()
+		return result{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
+	}
+	if r := run("check", "Read", `{"file_path":"x"}`); r.code != exitToolError || !strings.Contains(r.stderr, "wasmtools plugins trust "+config) {
+		t.Fatalf("an untrusted wasmtools.yaml in the current directory was read:\n%s", r)
+	}
+	if r := run("check", "--config", config, "Read", `{"file_path":"x"}`); r.code == exitToolError || !strings.Contains(r.stdout, "deny") {
+		t.Errorf("a configuration named with --config was not read as it is:\n%s", r)
+	}
+	if r := run("plugins", "trust", "wasmtools.yaml"); r.code != 0 || !strings.Contains(r.stdout, "trusted config "+config) {
+		t.Fatalf("plugins trust wasmtools.yaml:\n%s", r)
+	}
+	if r := run("check", "Read", `{"file_path":"x"}`); r.code == exitToolError || !strings.Contains(r.stdout, "deny") {
+		t.Errorf("the trusted wasmtools.yaml was not read:\n%s", r)
+	}
+	if err := os.WriteFile(config, []byte("deny: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run("check", "Read", `{"file_path":"x"}`); r.code != exitToolError || !strings.Contains(r.stderr, "changed since the operator trusted it") {
+		t.Errorf("a changed wasmtools.yaml was read:\n%s", r)
 	}
 }

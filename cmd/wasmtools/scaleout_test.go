@@ -15,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wasmtools/wasmtools/host"
 	"github.com/wasmtools/wasmtools/internal/redistest"
 	"github.com/wasmtools/wasmtools/internal/testproc"
 )
@@ -122,6 +123,16 @@ func TestScaleOutThroughBalancer(t *testing.T) {
 	// Replica a reads the store from wasmtools.yaml, b from --store.
 	yaml := "store: " + store + "\ntools:\n  groups: {Bash: shell}\ngroups:\n  - name: shell\n    description: Run shell commands.\n"
 	if err := os.WriteFile(filepath.Join(dir, "wasmtools.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The operator trusts it (it lies in the working directory).
+	record := filepath.Join(t.TempDir(), "trust.json")
+	t.Setenv(host.TrustFileEnv, record)
+	var rec host.TrustRecord
+	if _, err := rec.TrustConfig(filepath.Join(dir, "wasmtools.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Write(record); err != nil {
 		t.Fatal(err)
 	}
 	common := []string{"--allow", "Edit", "--session-idle", "5m"}

@@ -341,7 +341,7 @@ func TestServeHTTPCommandsCannotReachTheServer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	url, _ := serveHTTP(t, work, "--mode", "bypass", "--sandbox", "required", "--token-file", tokenFile)
+	url, _ := serveHTTP(t, work, "--config", config, "--mode", "bypass", "--sandbox", "required", "--token-file", tokenFile)
 	_, port, _ := strings.Cut(strings.TrimPrefix(strings.TrimSuffix(url, "/mcp"), "http://"), ":")
 	port = strings.TrimSuffix(port, "/")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
