@@ -235,3 +235,39 @@ func TestPlantedWritableLink(t *testing.T) {
 		t.Errorf("a working directory reached through the operator's link is not writable:\n%s", res.out)
 	}
 }
+
+// TestMasksSurviveRenamingTheirFolders: a command whose working directory
+// holds a hidden or read-only path renames the folders above it; the
+// next command must still find the path covered.
+func TestMasksSurviveRenamingTheirFolders(t *testing.T) {
+	needLandlock(t)
+	home := t.TempDir() // the working directory: a home folder
+	secret := filepath.Join(home, ".config", "gh", "hosts.yml")
+	config := filepath.Join(home, "proj", ".wasmtools", "config.yaml")
+	for p, data := range map[string]string{secret: "token: SECRET\n", config: "mode: default\n"} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sb := newSandbox(t, Options{Hidden: []string{filepath.Dir(secret)}, ReadOnly: []string{config}})
+	pol := Policy{WorkingDirs: []string{home}}
+	res := run(t, sb, pol, home, "mv .config .config2; mv proj proj2; mv proj/.wasmtools proj/w2; rmdir .config/gh; echo tried")
+	if !strings.Contains(res.out, "tried") {
+		t.Fatalf("the command did not run:\n%s", res.out)
+	}
+	t.Logf("renames:\n%s", res.out)
+	res = run(t, sb, pol, home, "cat .config2/gh/hosts.yml .config/gh/hosts.yml proj2/.wasmtools/config.yaml proj/w2/config.yaml 2>&1; echo 'mode: bypass' > proj/.wasmtools/config.yaml; echo 'mode: bypass' > proj2/.wasmtools/config.yaml; echo 'mode: bypass' > proj/w2/config.yaml")
+	if strings.Contains(res.out, "SECRET") {
+		t.Errorf("a hidden file was read after its folders were renamed:\n%s", res.out)
+	}
+	if b, err := os.ReadFile(config); err != nil || string(b) != "mode: default\n" {
+		t.Errorf("a read-only file moved or changed after its folders were renamed: %q, %v\n%s", b, err, res.out)
+	}
+	// The pinned folders stay writable.
+	if res := run(t, sb, pol, home, "echo x > .config/other && echo pinned-ok"); !strings.Contains(res.out, "pinned-ok") {
+		t.Errorf("a folder above a hidden path is no longer writable:\n%s", res.out)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -84,6 +85,16 @@ func setupMounts(req request) (int, error) {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return 0, fmt.Errorf("make the command's mount namespace private: %w", err)
 	}
+	// A mount moves with its folder: were a folder above a hidden or
+	// read-only path renamed (by this command or an earlier one), the
+	// path would be free again at the next start. So every folder above
+	// one that lies inside a writable path is made a mount point of its
+	// own, still writable, which cannot be renamed or removed (EBUSY).
+	for _, a := range ancestorsToPin(slices.Concat(req.ReadOnly, req.Hidden), req.Writable) {
+		if err := unix.Mount(a, a, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return 0, fmt.Errorf("pin %s: %w", a, err)
+		}
+	}
 	n := 0
 	for _, p := range req.ReadOnly {
 		if _, err := os.Stat(p); err != nil {
@@ -118,6 +129,27 @@ func setupMounts(req request) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// ancestorsToPin returns the folders above the existing targets that lie
+// strictly inside a writable path, shallowest first, each once.
+func ancestorsToPin(targets, writable []string) []string {
+	var out []string
+	for _, t := range targets {
+		if _, err := os.Lstat(t); err != nil {
+			continue
+		}
+		for a := filepath.Dir(t); a != filepath.Dir(a); a = filepath.Dir(a) {
+			inside := slices.ContainsFunc(writable, func(w string) bool {
+				return strings.HasPrefix(a, strings.TrimSuffix(w, string(filepath.Separator))+string(filepath.Separator))
+			})
+			if inside && !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return strings.Count(a, string(filepath.Separator)) - strings.Count(b, string(filepath.Separator)) })
+	return out
 }
 
 // bindReadOnly binds p read-only onto itself. The remount keeps the

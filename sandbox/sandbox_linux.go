@@ -104,14 +104,14 @@ func runHelper(args []string) int {
 		if err != nil {
 			return refuse("%v", err)
 		}
-		switch {
-		case req.Probe:
+		if req.Probe {
 			fmt.Fprintf(ack, "ok masks=%d\n", masks)
 			return 0
-		case req.UID != 0:
-			return runAsUser(req, masks, args[1:], ack)
 		}
-		req.Masks = masks
+		// Always, root included: root in the helper's namespace would
+		// hold every capability over its mounts (mount_setattr and
+		// open_tree are not Landlock's to refuse).
+		return runAsUser(req, masks, args[1:], ack)
 	}
 	abi, err := confine(req)
 	if err != nil {
@@ -129,12 +129,15 @@ func runHelper(args []string) int {
 	return 127
 }
 
-// runAsUser is the first stage of a helper that masked paths for a host
-// that is not root. It is root in its user namespace (it had to be, to
-// mount), and the command must run as the user, with no power over those
-// mounts. So it starts the helper again in a user namespace nested in
-// its own that maps its root back to the user (req.UID, req.GID); that
-// second stage confines itself and runs the command. (The first stage
+// runAsUser is the first stage of a helper that masked paths. It is
+// root in its user namespace (it had to be, to mount), and the command
+// must run as the user with no power over those mounts: a process with
+// capabilities in the namespace that owns them could clear a read-only
+// flag or clone a tree from under a mask. So it starts the helper again
+// in a user namespace nested in its own that maps its root back to the
+// user (req.UID, req.GID; root to root for a root host), where the
+// mounts are not its own; that second stage confines itself and runs the
+// command. (The first stage
 // cannot confine itself first: a Landlock domain may not write the new
 // namespace's user map.) It passes its descriptors on, waits, and exits
 // as the second stage did; a stage killed by a signal kills this one
@@ -224,12 +227,14 @@ func confine(req request) (int, error) {
 	}
 	cfg := landlock.V11.BestEffort()
 	read := landlock.RODirs("/")
+	// Signals only within the sandbox (ABI 6): a command may not stop or
+	// kill the host, its helper or the user's other processes.
 	if req.Network {
 		cfg.HandledAccessNet = 0
-		cfg.Scoped = 0
+		cfg.Scoped = llsyscall.ScopeSignal
 		read = read.WithResolveUnix()
 	} else {
-		cfg.Scoped = llsyscall.ScopeAbstractUnixSocket
+		cfg.Scoped = llsyscall.ScopeAbstractUnixSocket | llsyscall.ScopeSignal
 	}
 	rules := []landlock.Rule{read}
 	for _, p := range req.Writable {
@@ -271,6 +276,11 @@ func confine(req request) (int, error) {
 		// of its own, so that its rules are built once, in the host.
 		if err := llsyscall.LandlockRestrictSelf(req.NetLayer, 0); err != nil {
 			return 0, fmt.Errorf("landlock_restrict_self (denied ports): %w", err)
+		}
+	}
+	if haveSocketFilter {
+		if err := harden(!req.Network || req.NetLayer > 0); err != nil {
+			return 0, fmt.Errorf("seccomp filter: %w", err)
 		}
 	}
 	if !req.Network {

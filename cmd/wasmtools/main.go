@@ -388,7 +388,7 @@ func ruleList(rules *[]permission.Rule) func(string) error {
 // operator approved it in the trust record (a configuration named with
 // --config is the operator's word). A missing file is no configuration;
 // it is still protected, since the next start would read it.
-func implicitConfig(path string) (wt.Config, error) {
+func implicitConfig(path string, workdirs []string) (wt.Config, error) {
 	data, err := host.ReadConfigFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return wt.Config{File: path}, nil
@@ -404,8 +404,19 @@ func implicitConfig(path string) (wt.Config, error) {
 	if err != nil {
 		return wt.Config{}, err
 	}
-	if record == cwd || strings.HasPrefix(record, cwd+string(filepath.Separator)) {
-		return wt.Config{}, fmt.Errorf("the trust record %s lies in the current directory, where tool calls may write; keep it outside (set %s)", record, host.TrustFileEnv)
+	// A record a tool call could write approves nothing: the current
+	// directory, the working directories of the flags and, once the file
+	// is parsed, those it names and its writable paths.
+	recordIn := func(dirs []string) error {
+		for _, d := range dirs {
+			if record == d || strings.HasPrefix(record, strings.TrimSuffix(d, string(filepath.Separator))+string(filepath.Separator)) {
+				return fmt.Errorf("the trust record %s lies in %s, where tool calls may write, so it approves no configuration; keep it outside (set %s)", record, d, host.TrustFileEnv)
+			}
+		}
+		return nil
+	}
+	if err := recordIn(append([]string{cwd}, workdirs...)); err != nil {
+		return wt.Config{}, err
 	}
 	rec, err := host.ReadTrust(record)
 	if err != nil {
@@ -420,7 +431,21 @@ func implicitConfig(path string) (wt.Config, error) {
 		}
 		return wt.Config{}, fmt.Errorf("%s was found in the current directory, which tool calls may write, and is not obeyed: %s. Review it, then run: wasmtools plugins trust %s (or name it with --config)", abs, reason, abs)
 	}
-	return wt.ParseConfig(path, data)
+	cfg, err := wt.ParseConfig(path, data)
+	if err != nil {
+		return cfg, err
+	}
+	var named []string
+	for _, d := range slices.Concat(cfg.WorkingDirs, cfg.Sandbox.Writable) {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(cfg.Dir, d)
+		}
+		named = append(named, filepath.Clean(d))
+	}
+	if err := recordIn(named); err != nil {
+		return wt.Config{}, err
+	}
+	return cfg, nil
 }
 
 // config returns the configuration the flags and the configuration file
@@ -437,7 +462,7 @@ func (p *permFlags) config(e *env, watch bool) (wt.Config, error) {
 	if explicit {
 		cfg, err = wt.LoadConfig(path)
 	} else {
-		cfg, err = implicitConfig(path)
+		cfg, err = implicitConfig(path, p.workdirs)
 	}
 	if err != nil {
 		return cfg, err

@@ -1,9 +1,6 @@
 package pathpolicy
 
-import (
-	"os"
-	"path/filepath"
-)
+import "path/filepath"
 
 // The default lists start from the reference's (AgentScope's dangerous
 // files and directories) and add credential stores, every shell start-up
@@ -92,20 +89,19 @@ var CredentialStores = []string{
 	"/run/secrets", "/var/run/secrets",
 }
 
-// Credentials returns the CredentialStores that exist, absolute (home
-// relative to home; none of those when home is empty).
+// Credentials returns the CredentialStores as absolute paths (home
+// relative to home; none of those when home is empty), whether they
+// exist or not: a store made after a host started (a later "aws
+// configure") must be hidden too, and the sandbox skips those missing
+// when a command starts.
 func Credentials(home string) []string {
 	var out []string
 	for _, c := range CredentialStores {
-		p := c
-		if !filepath.IsAbs(c) {
-			if home == "" {
-				continue
-			}
-			p = filepath.Join(home, c)
-		}
-		if _, err := os.Lstat(p); err == nil {
-			out = append(out, p)
+		switch {
+		case filepath.IsAbs(c):
+			out = append(out, c)
+		case home != "":
+			out = append(out, filepath.Join(home, c))
 		}
 	}
 	return out

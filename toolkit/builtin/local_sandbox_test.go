@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wasmtools/wasmtools/permission"
+	"github.com/wasmtools/wasmtools/permission/pathpolicy"
 	"github.com/wasmtools/wasmtools/sandbox"
 	"github.com/wasmtools/wasmtools/toolkit"
 	"github.com/wasmtools/wasmtools/toolkit/toolkittest"
@@ -325,10 +326,17 @@ func BenchmarkSandboxExec(b *testing.B) {
 	if !on.Status().Supported {
 		b.Skipf("SKIPPED: %s", on.Status().Reason)
 	}
+	// As a host confines: credentials hidden, host files read-only.
+	home, _ := os.UserHomeDir()
+	masked, err := sandbox.New(sandbox.Options{Mode: sandbox.ModeRequired,
+		Hidden: append(pathpolicy.Credentials(home), filepath.Join(work, "token")), ReadOnly: []string{filepath.Join(work, "wasmtools.yaml")}})
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, bc := range []struct {
 		name string
 		sb   *sandbox.Sandbox
-	}{{"unconfined", nil}, {"confined", on}} {
+	}{{"unconfined", nil}, {"confined", on}, {"confined+masks", masked}} {
 		b.Run(bc.name, func(b *testing.B) {
 			be := &LocalBackend{Shell: "/bin/sh", Sandbox: bc.sb}
 			for b.Loop() {
