@@ -148,7 +148,9 @@ func ancestorsToPin(targets, writable []string) []string {
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b string) int { return strings.Count(a, string(filepath.Separator)) - strings.Count(b, string(filepath.Separator)) })
+	slices.SortFunc(out, func(a, b string) int {
+		return strings.Count(a, string(filepath.Separator)) - strings.Count(b, string(filepath.Separator))
+	})
 	return out
 }
 
