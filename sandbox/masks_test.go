@@ -189,6 +189,11 @@ func TestDenyConnect(t *testing.T) {
 	if res := run(t, sb, Policy{WorkingDirs: []string{work}}, work, connect(own)); res.code == 0 || strings.Contains(res.out, "hello") {
 		t.Errorf("the host's own port answered a confined command: exit %d\n%s", res.code, res.out)
 	}
+	// TCP Fast Open connects inside sendto, past connect(2)'s check.
+	fastOpen := fmt.Sprintf(`python3 -c 'import socket; s=socket.socket(); s.sendto(b"x", socket.MSG_FASTOPEN, ("127.0.0.1", %d)); print(s.recv(6).decode().strip())'`, own)
+	if res := run(t, sb, Policy{WorkingDirs: []string{work}}, work, fastOpen); res.code == 0 || strings.Contains(res.out, "hello") {
+		t.Errorf("the host's own port answered TCP Fast Open: exit %d\n%s", res.code, res.out)
+	}
 	if res := run(t, sb, Policy{WorkingDirs: []string{work}}, work, connect(other)); res.code != 0 || !strings.Contains(res.out, "hello") {
 		t.Errorf("another port was refused: exit %d\n%s", res.code, res.out)
 	}
@@ -269,5 +274,24 @@ func TestMasksSurviveRenamingTheirFolders(t *testing.T) {
 	// The pinned folders stay writable.
 	if res := run(t, sb, pol, home, "echo x > .config/other && echo pinned-ok"); !strings.Contains(res.out, "pinned-ok") {
 		t.Errorf("a folder above a hidden path is no longer writable:\n%s", res.out)
+	}
+}
+
+// TestSignalsStayInside: a confined command cannot signal the host (nor
+// stop it), with masks or without.
+func TestSignalsStayInside(t *testing.T) {
+	needLandlock(t)
+	if abi, _ := landlockABI(); abi < 6 {
+		t.Skipf("SKIPPED: signal scoping needs Landlock ABI 6, this kernel has %d", abi)
+	}
+	work := t.TempDir()
+	for name, sb := range map[string]*Sandbox{
+		"plain":  newSandbox(t, Options{}),
+		"masked": newSandbox(t, Options{Hidden: []string{filepath.Join(work, "nothing")}, ReadOnly: []string{work + "/none"}}),
+	} {
+		res := run(t, sb, Policy{WorkingDirs: []string{work}}, work, fmt.Sprintf("kill -0 %d && echo reached; kill -STOP %d && echo stopped; true", os.Getpid(), os.Getpid()))
+		if strings.Contains(res.out, "reached") || strings.Contains(res.out, "stopped") {
+			t.Errorf("%s: a confined command signalled the host:\n%s", name, res.out)
+		}
 	}
 }
