@@ -70,14 +70,7 @@ func (h *Host) loadApproved(ctx context.Context, path string, cfg Config, a *Tru
 		return nil, fmt.Errorf("load plugin %s: its sidecar pins sha256 %s, but the operator trusted %s", path, cfg.SHA256, a.SHA256)
 	}
 	cfg.SHA256 = a.SHA256
-	if cfg.Name == "" {
-		cfg.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	}
-	p, err := h.load(ctx, wasm, cfg, path)
-	if err == nil {
-		p.file = path
-	}
-	return p, err
+	return h.loadFromFile(ctx, path, cfg, wasm)
 }
 
 // ModuleFiles lists the .wasm files directly in dir, sorted.

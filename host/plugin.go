@@ -253,7 +253,12 @@ func (h *Host) LoadFile(ctx context.Context, path string, cfg Config) (*Plugin, 
 	if err != nil {
 		return nil, err
 	}
-	cfg = side.merge(cfg)
+	return h.loadFromFile(ctx, path, side.merge(cfg), wasm)
+}
+
+// loadFromFile loads wasm, read from path, named after the file unless
+// cfg names it.
+func (h *Host) loadFromFile(ctx context.Context, path string, cfg Config, wasm []byte) (*Plugin, error) {
 	if cfg.Name == "" {
 		cfg.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}

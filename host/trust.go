@@ -186,55 +186,60 @@ func (r *TrustRecord) TrustModule(path string, configGrants abi.Grants) (Trusted
 
 // TrustGroupFile approves the group file at path as it is now.
 func (r *TrustRecord) TrustGroupFile(path string) (TrustedFile, error) {
-	real, err := trustPath(path)
-	if err != nil {
-		return TrustedFile{}, err
-	}
-	data, err := readPluginFile(real)
-	if err != nil {
-		return TrustedFile{}, fmt.Errorf("trust %s: %w", path, err)
-	}
-	if _, err := parseGroupFile(filepath.Base(filepath.Dir(real)), data); err != nil {
-		return TrustedFile{}, fmt.Errorf("trust %s: %w", path, err)
-	}
-	tf := TrustedFile{Path: real, SHA256: digestOf(data), TrustedAt: time.Now().UTC().Truncate(time.Second)}
-	r.Groups = slices.DeleteFunc(r.Groups, func(g TrustedFile) bool { return g.Path == real })
-	r.Groups = append(r.Groups, tf)
-	slices.SortFunc(r.Groups, func(a, b TrustedFile) int { return strings.Compare(a.Path, b.Path) })
-	return tf, nil
+	return trustFile(&r.Groups, path, func(real string, data []byte) error {
+		_, err := parseGroupFile(filepath.Base(filepath.Dir(real)), data)
+		return err
+	})
 }
 
 // TrustConfig approves the configuration file at path as it is now.
 func (r *TrustRecord) TrustConfig(path string) (TrustedFile, error) {
-	real, err := trustPath(path)
-	if err != nil {
-		return TrustedFile{}, err
-	}
-	data, err := readPluginFile(real)
-	if err != nil {
-		return TrustedFile{}, fmt.Errorf("trust %s: %w", path, err)
-	}
-	tf := TrustedFile{Path: real, SHA256: digestOf(data), TrustedAt: time.Now().UTC().Truncate(time.Second)}
-	r.Configs = slices.DeleteFunc(r.Configs, func(c TrustedFile) bool { return c.Path == real })
-	r.Configs = append(r.Configs, tf)
-	slices.SortFunc(r.Configs, func(a, b TrustedFile) int { return strings.Compare(a.Path, b.Path) })
-	return tf, nil
+	return trustFile(&r.Configs, path, nil)
 }
 
 // ConfigApproved returns nil when data, read from the configuration
 // file at path, is what the operator approved; otherwise an error that
 // wraps ErrNotTrusted and says why.
 func (r *TrustRecord) ConfigApproved(path string, data []byte) error {
+	return fileApproved(r.Configs, path, data, "the configuration")
+}
+
+// trustFile approves the file at path as it is now in list, replacing
+// an earlier approval of the same path; check, when set, refuses
+// contents that are not what the file should hold.
+func trustFile(list *[]TrustedFile, path string, check func(real string, data []byte) error) (TrustedFile, error) {
+	real, err := trustPath(path)
+	if err != nil {
+		return TrustedFile{}, err
+	}
+	data, err := readPluginFile(real)
+	if err == nil && check != nil {
+		err = check(real, data)
+	}
+	if err != nil {
+		return TrustedFile{}, fmt.Errorf("trust %s: %w", path, err)
+	}
+	tf := TrustedFile{Path: real, SHA256: digestOf(data), TrustedAt: time.Now().UTC().Truncate(time.Second)}
+	*list = slices.DeleteFunc(*list, func(f TrustedFile) bool { return f.Path == real })
+	*list = append(*list, tf)
+	slices.SortFunc(*list, func(a, b TrustedFile) int { return strings.Compare(a.Path, b.Path) })
+	return tf, nil
+}
+
+// fileApproved returns nil when data, read from path, is what list
+// approves; otherwise an error that wraps ErrNotTrusted and says why
+// (what names the file in it).
+func fileApproved(list []TrustedFile, path string, data []byte, what string) error {
 	real, err := trustPath(path)
 	if err != nil {
 		return &PendingError{Path: path, Reason: err.Error()}
 	}
-	i := slices.IndexFunc(r.Configs, func(c TrustedFile) bool { return c.Path == real })
+	i := slices.IndexFunc(list, func(f TrustedFile) bool { return f.Path == real })
 	switch {
 	case i < 0:
 		return &PendingError{Path: path, Reason: "the operator has not trusted it"}
-	case r.Configs[i].SHA256 != digestOf(data):
-		return &PendingError{Path: path, Reason: "the configuration changed since the operator trusted it"}
+	case list[i].SHA256 != digestOf(data):
+		return &PendingError{Path: path, Reason: what + " changed since the operator trusted it"}
 	}
 	return nil
 }
@@ -309,21 +314,10 @@ func (r *TrustRecord) Module(path string) (TrustedModule, error) {
 	return tm, nil
 }
 
-// groupFile returns the contents of the group file at path when they are
+// groupFile returns nil when data, read from the group file at path, is
 // what was approved; otherwise an error that wraps ErrNotTrusted.
 func (r *TrustRecord) groupFile(path string, data []byte) error {
-	real, err := trustPath(path)
-	if err != nil {
-		return &PendingError{Path: path, Reason: err.Error()}
-	}
-	i := slices.IndexFunc(r.Groups, func(g TrustedFile) bool { return g.Path == real })
-	switch {
-	case i < 0:
-		return &PendingError{Path: path, Reason: "the operator has not trusted it"}
-	case r.Groups[i].SHA256 != digestOf(data):
-		return &PendingError{Path: path, Reason: "the group file changed since the operator trusted it"}
-	}
-	return nil
+	return fileApproved(r.Groups, path, data, "the group file")
 }
 
 // PendingError says that a plugin file waits for the operator's
