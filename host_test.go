@@ -327,13 +327,16 @@ func TestServeMCP(t *testing.T) {
 // 20 s.
 func waitFor(t *testing.T, what string, ping chan struct{}, cond func() bool) {
 	t.Helper()
-	deadline := time.After(20 * time.Second)
+	// A bound on liveness, not a speed target: generous, for a loaded
+	// machine under the race detector; the stacks say what hung.
+	deadline := time.After(60 * time.Second)
 	for !cond() {
 		select {
 		case <-ping:
 		case <-time.After(50 * time.Millisecond):
 		case <-deadline:
-			t.Fatalf("timed out waiting for %s", what)
+			buf := make([]byte, 1<<20)
+			t.Fatalf("timed out waiting for %s; goroutines:\n%s", what, buf[:runtime.Stack(buf, true)])
 		}
 	}
 }

@@ -6,7 +6,9 @@
 // evaluation order is fixed and the first step that hits wins:
 //
 //  1. a matching deny rule denies;
-//  2. a matching ask rule asks (DONT_ASK turns that into a denial);
+//  2. a matching ask rule asks (DONT_ASK turns that into a denial); a rule
+//     that only may match (the tool cannot tell) asks too, bypass-immune,
+//     except in EXPLORE, which denies a call that may change things;
 //  3. a read-only (or coordination-only) call is allowed;
 //  4. the tool's own check is consulted (not in EXPLORE): ALLOW and DENY are
 //     final, a bypass-immune ASK is returned (denied in DONT_ASK, ignored in

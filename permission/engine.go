@@ -301,6 +301,11 @@ func evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 		// change nothing.
 		return Decision{Behavior: Ask, Message: why, Reason: "ask rule " + r.String(), Suggestions: []Rule{}, BypassImmune: i >= len(pc.Ask), Rule: rulePtr(r)}
 	}
+	if uncertain != nil && mode == ModeExplore && !s.IsReadOnly(input, pc) {
+		// Explore's deny wins: a call that may change things does not
+		// run in explore, whatever a rule might say of it.
+		return exploreDenial(name)
+	}
 	if uncertain != nil {
 		verb := "asks about"
 		if uncertainDeny {
@@ -382,11 +387,7 @@ func evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 	case ModeBypass:
 		return Decision{Behavior: Allow, Reason: "mode bypass"}
 	case ModeExplore:
-		return Decision{
-			Behavior: Deny,
-			Message:  name + " may change things and the permission mode explore allows only read-only calls. Use read-only tools, or ask the user to change the mode.",
-			Reason:   "mode explore",
-		}
+		return exploreDenial(name)
 	case ModeDontAsk:
 		msg := ""
 		if toolAsk != nil {
@@ -410,6 +411,16 @@ func evaluate(ctx context.Context, s Subject, input map[string]any, pc *Context)
 		Message:     name + " wants to run; allow it?",
 		Reason:      "no rule allows this call",
 		Suggestions: effective(s, s.Suggestions(input), input, pc),
+	}
+}
+
+// exploreDenial denies a call that may change things in the explore
+// mode.
+func exploreDenial(name string) Decision {
+	return Decision{
+		Behavior: Deny,
+		Message:  name + " may change things and the permission mode explore allows only read-only calls. Use read-only tools, or ask the user to change the mode.",
+		Reason:   "mode explore",
 	}
 }
 

@@ -155,10 +155,12 @@ func TestEvaluateTable(t *testing.T) {
 			modes: map[Mode]want{ModeDefault: KI, ModeAcceptEdits: KI, ModeExplore: KI, ModeBypass: KI, ModeDontAsk: D},
 		},
 		{
-			name:  "an ask rule that may match asks in every mode",
+			// Explore's deny wins over it for a call that may change
+			// things (issue 27, item 4).
+			name:  "an ask rule that may match asks in every mode but explore",
 			subj:  fakeSubject{name: "T", check: AllowDecision(""), maybe: true},
 			pc:    Context{Ask: []Rule{{Tool: "T", Content: "push"}}},
-			modes: map[Mode]want{ModeDefault: KI, ModeAcceptEdits: KI, ModeExplore: KI, ModeBypass: KI, ModeDontAsk: D},
+			modes: map[Mode]want{ModeDefault: KI, ModeAcceptEdits: KI, ModeExplore: D, ModeBypass: KI, ModeDontAsk: D},
 		},
 		{
 			name:  "a deny rule that certainly matches wins over one that may",

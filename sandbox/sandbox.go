@@ -148,6 +148,21 @@ func New(opts Options) (*Sandbox, error) {
 	return s, nil
 }
 
+// Guards reports whether no confined command can change path: it is (or
+// lies below) one of Options.ReadOnly, and the kernel masks here. A
+// permission engine need not ask about code it cannot see into writing
+// such a path (the kernel refuses it), as long as the command runs
+// confined. It may start a probe of the kernel the first time.
+func (s *Sandbox) Guards(path string) bool {
+	if !s.Active() || s.abi == 0 || len(s.readOnly) == 0 || s.maskSupport() != "" {
+		return false
+	}
+	path = filepath.Clean(path)
+	return slices.ContainsFunc(s.readOnly, func(r string) bool {
+		return path == r || strings.HasPrefix(path, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator))
+	})
+}
+
 // DenyConnect refuses every confined command a TCP connection to the
 // given ports, whatever the address: the ports a server of this host
 // listens on, so that a command it runs cannot reach the server and

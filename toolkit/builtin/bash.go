@@ -259,11 +259,12 @@ func (b *Bash) MatchForeignRule(rule permission.Rule, in toolkit.Input, pc *perm
 	case (rule.Tool == "Edit" || rule.Tool == "Write") && rule.Host:
 		// The host's configuration: the paths commands are sure to write,
 		// writes through links made earlier in the same command, and code
-		// the analysis cannot see (python3 -c, awk print >): the OS
-		// sandbox cannot guard a file inside a writable working
-		// directory. Not whole folders rewritten (git checkout, tar -x),
-		// nor loops and substitutions whose commands are collected:
-		// guarding a file must not make every script ask.
+		// the analysis cannot see (python3 -c, awk print >), unless the
+		// OS sandbox keeps the file read-only for the command (it then
+		// need not ask about what it cannot see). Not whole folders
+		// rewritten (git checkout, tar -x), nor loops and substitutions
+		// whose commands are collected: guarding a file must not make
+		// every script ask.
 		all, unknownTarget := shell.WriteTargets(s)
 		for _, t := range all {
 			if !t.Recursive {
@@ -274,7 +275,11 @@ func (b *Bash) MatchForeignRule(rule permission.Rule, in toolkit.Input, pc *perm
 		if len(targets) == 0 && !unknown {
 			return permission.NoMatch
 		}
-		return matchTargets(b.analyzer, rule.Content, targets, unknown, b.env(pc), pc, false)
+		m := matchTargets(b.analyzer, rule.Content, targets, unknown, b.env(pc), pc, false)
+		if m == permission.MayMatch && kernelGuards(b.backend, in, strings.TrimPrefix(rule.Content, "/")) {
+			return permission.NoMatch
+		}
+		return m
 	case rule.Tool == "Edit" || rule.Tool == "Write":
 		targets, unknown = shell.WriteTargets(s)
 		targets = append(targets, shell.ArgumentPaths(s, true)...)

@@ -15,6 +15,18 @@ import (
 // LocalBackend.Sandbox).
 func (b *LocalBackend) Sandboxed() bool { return b.Sandbox.Active() }
 
+// GuardsHostFile reports whether the OS sandbox keeps every command this
+// backend confines from changing path (see sandbox.Sandbox.Guards).
+func (b *LocalBackend) GuardsHostFile(path string) bool { return b.Sandbox.Guards(path) }
+
+// kernelGuards reports whether the command of in runs confined, and the
+// kernel keeps it from changing path: then code the analysis cannot see
+// into need not ask about that path.
+func kernelGuards(b Backend, in toolkit.Input, path string) bool {
+	g, ok := b.(interface{ GuardsHostFile(string) bool })
+	return ok && in.String("sandbox") != "off" && g.GuardsHostFile(path)
+}
+
 // sandboxPolicy is what a command of the call in ctx may do: write in the
 // working directories of its permission context, nothing in the explore
 // mode.

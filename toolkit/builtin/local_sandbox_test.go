@@ -348,3 +348,50 @@ func BenchmarkSandboxExec(b *testing.B) {
 		})
 	}
 }
+
+// TestKernelGuardedHostFiles (issue 27, item 4): code the analysis cannot
+// see into (python3 -c) may write anything, so it asks, bypass-immune,
+// when a host file lies in the working directory, unless the OS sandbox
+// keeps that file read-only for the command. A command that names the
+// file still asks; one asking to run outside the sandbox is not covered.
+func TestKernelGuardedHostFiles(t *testing.T) {
+	work := t.TempDir()
+	config := filepath.Join(work, "wasmtools.yaml")
+	if err := os.WriteFile(config, []byte("mode: default\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	guarded, err := sandbox.New(sandbox.Options{Mode: sandbox.ModeRequired, ReadOnly: []string{config}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !guarded.Guards(config) {
+		t.Fatalf("the sandbox does not guard the file here: %+v", guarded.Status())
+	}
+	pc := &permission.Context{Mode: permission.ModeBypass, WorkingDirs: []string{work}, Cwd: work, Protected: []string{config}}
+	check := func(sb *sandbox.Sandbox, in map[string]any) permission.Decision {
+		t.Helper()
+		tk := toolkit.New(toolkit.Options{})
+		if err := tk.Register(NewBash(BashOptions{Backend: &LocalBackend{Sandbox: sb}})); err != nil {
+			t.Fatal(err)
+		}
+		args, _ := json.Marshal(in)
+		d, err := tk.Check(context.Background(), "s", toolkit.Call{Name: "Bash", Arguments: string(args)}, toolkit.CheckOptions{Permission: pc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	opaque := map[string]any{"command": `python3 -c 'print(1)'`}
+	if d := check(guarded, opaque); d.Behavior != permission.Allow {
+		t.Errorf("opaque code, file guarded by the kernel: %s (immune %v) %s", d.Behavior, d.BypassImmune, d.Message)
+	}
+	if d := check(nil, opaque); d.Behavior != permission.Ask || !d.BypassImmune {
+		t.Errorf("opaque code, no sandbox: %s (immune %v), want a bypass-immune ask", d.Behavior, d.BypassImmune)
+	}
+	if d := check(guarded, map[string]any{"command": "echo x >> wasmtools.yaml"}); d.Behavior != permission.Ask || !d.BypassImmune {
+		t.Errorf("a write naming the file: %s (immune %v), want a bypass-immune ask", d.Behavior, d.BypassImmune)
+	}
+	if d := check(guarded, map[string]any{"command": `python3 -c 'print(1)'`, "sandbox": "off"}); d.Behavior != permission.Ask || !d.BypassImmune {
+		t.Errorf("opaque code outside the sandbox: %s (immune %v), want a bypass-immune ask", d.Behavior, d.BypassImmune)
+	}
+}
