@@ -149,7 +149,8 @@ func New(opts Options) (*Sandbox, error) {
 }
 
 // Guards reports whether no confined command can change path: it is (or
-// lies below) one of Options.ReadOnly, and the kernel masks here. A
+// lies below) one of Options.ReadOnly that exists now (a missing one
+// cannot be kept from being created), and the kernel masks here. A
 // permission engine need not ask about code it cannot see into writing
 // such a path (the kernel refuses it), as long as the command runs
 // confined. It may start a probe of the kernel the first time.
@@ -159,7 +160,11 @@ func (s *Sandbox) Guards(path string) bool {
 	}
 	path = filepath.Clean(path)
 	return slices.ContainsFunc(s.readOnly, func(r string) bool {
-		return path == r || strings.HasPrefix(path, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator))
+		if path != r && !strings.HasPrefix(path, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator)) {
+			return false
+		}
+		_, err := os.Lstat(r)
+		return err == nil
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -355,6 +356,9 @@ func BenchmarkSandboxExec(b *testing.B) {
 // keeps that file read-only for the command. A command that names the
 // file still asks; one asking to run outside the sandbox is not covered.
 func TestKernelGuardedHostFiles(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("SKIPPED: the OS sandbox is Linux's")
+	}
 	work := t.TempDir()
 	config := filepath.Join(work, "wasmtools.yaml")
 	if err := os.WriteFile(config, []byte("mode: default\n"), 0o644); err != nil {
@@ -393,5 +397,19 @@ func TestKernelGuardedHostFiles(t *testing.T) {
 	}
 	if d := check(guarded, map[string]any{"command": `python3 -c 'print(1)'`, "sandbox": "off"}); d.Behavior != permission.Ask || !d.BypassImmune {
 		t.Errorf("opaque code outside the sandbox: %s (immune %v), want a bypass-immune ask", d.Behavior, d.BypassImmune)
+	}
+}
+
+// TestKernelDoesNotGuardMissingFiles: a host file that does not exist yet
+// cannot be kept from being created, so opaque code still asks about it.
+func TestKernelDoesNotGuardMissingFiles(t *testing.T) {
+	work := t.TempDir()
+	missing := filepath.Join(work, "wasmtools.yaml")
+	sb, err := sandbox.New(sandbox.Options{Mode: sandbox.ModeRequired, ReadOnly: []string{missing}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sb.Guards(missing) {
+		t.Error("a missing file is said to be guarded")
 	}
 }
