@@ -317,7 +317,8 @@ func (h *Host) openPlugins(ctx, watchCtx context.Context) error {
 }
 
 // masks returns what the OS sandbox hides from every command (the token
-// file, the user's credential stores) and what it keeps read-only even
+// file, the user's credential stores, the sockets that start programs
+// outside the sandbox: Docker's, D-Bus's, systemd's) and what it keeps read-only even
 // inside a working directory (the host's own files: the configuration,
 // MCP configurations, plugin and skill folders, the trust record, each
 // working directory's wasmtools.yaml). A path that holds a working
@@ -330,6 +331,11 @@ func (h *Host) masks() (hidden, readOnly []string) {
 		hidden = append(hidden, cfg.TokenFile)
 	}
 	hidden = append(hidden, pathpolicy.Credentials(home)...)
+	runtimeDir := os.Getenv("XDG_RUNTIME_DIR")
+	if runtimeDir == "" {
+		runtimeDir = fmt.Sprintf("/run/user/%d", os.Getuid())
+	}
+	hidden = append(hidden, pathpolicy.Sockets(runtimeDir)...)
 	for _, p := range h.perm.Protected {
 		if p != cfg.TokenFile {
 			readOnly = append(readOnly, p)

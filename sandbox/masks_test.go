@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -293,5 +294,46 @@ func TestSignalsStayInside(t *testing.T) {
 		if strings.Contains(res.out, "reached") || strings.Contains(res.out, "stopped") {
 			t.Errorf("%s: a confined command signalled the host:\n%s", name, res.out)
 		}
+	}
+}
+
+// TestHiddenSocket: a hidden Unix socket (Docker's, D-Bus's: they start
+// programs outside the sandbox) cannot be reached, even with the network
+// on; one not hidden still answers.
+func TestHiddenSocket(t *testing.T) {
+	needLandlock(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Fatal("python3 is needed to open sockets")
+	}
+	dir := t.TempDir()
+	listen := func(name string) string {
+		p := filepath.Join(dir, name)
+		ln, err := net.Listen("unix", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ln.Close() })
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				c.Write([]byte("hello\n"))
+				c.Close()
+			}
+		}()
+		return p
+	}
+	hidden, open := listen("docker.sock"), listen("other.sock")
+	sb := newSandbox(t, Options{Hidden: []string{hidden}})
+	connect := func(p string) string {
+		return fmt.Sprintf(`python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(%q); print(s.recv(6).decode().strip())'`, p)
+	}
+	if res := run(t, sb, Policy{WorkingDirs: []string{t.TempDir()}}, dir, connect(hidden)); res.code == 0 || strings.Contains(res.out, "hello") {
+		t.Errorf("a hidden socket answered: exit %d\n%s", res.code, res.out)
+	}
+	if res := run(t, sb, Policy{WorkingDirs: []string{t.TempDir()}}, dir, connect(open)); res.code != 0 || !strings.Contains(res.out, "hello") {
+		t.Errorf("a socket not hidden did not answer: exit %d\n%s", res.code, res.out)
 	}
 }

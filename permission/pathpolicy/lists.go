@@ -1,6 +1,9 @@
 package pathpolicy
 
-import "path/filepath"
+import (
+	"path/filepath"
+	"strings"
+)
 
 // The default lists start from the reference's (AgentScope's dangerous
 // files and directories) and add credential stores, every shell start-up
@@ -103,6 +106,35 @@ func Credentials(home string) []string {
 		case home != "":
 			out = append(out, filepath.Join(home, c))
 		}
+	}
+	return out
+}
+
+// ControlSockets are the Unix sockets, by path, through which a process
+// can start programs outside any sandbox of its own: the container
+// engines' and the init system's, and the user's D-Bus session bus
+// (systemd-run --user, a desktop's launcher). "$XDG_RUNTIME_DIR" stands
+// for the user's runtime folder (/run/user/UID). The OS sandbox hides
+// them from every confined command (Landlock scopes pathname Unix sockets
+// only from ABI 9).
+var ControlSockets = []string{
+	"/run/docker.sock", "/var/run/docker.sock", "/run/containerd/containerd.sock", "/run/podman/podman.sock",
+	"/run/dbus/system_bus_socket", "/var/run/dbus/system_bus_socket", "/run/systemd/private",
+	"$XDG_RUNTIME_DIR/bus", "$XDG_RUNTIME_DIR/systemd/private", "$XDG_RUNTIME_DIR/docker.sock", "$XDG_RUNTIME_DIR/podman/podman.sock",
+}
+
+// Sockets returns ControlSockets with "$XDG_RUNTIME_DIR" replaced by
+// runtimeDir (those are left out when it is empty).
+func Sockets(runtimeDir string) []string {
+	var out []string
+	for _, s := range ControlSockets {
+		if rest, ok := strings.CutPrefix(s, "$XDG_RUNTIME_DIR"); ok {
+			if runtimeDir == "" {
+				continue
+			}
+			s = runtimeDir + rest
+		}
+		out = append(out, s)
 	}
 	return out
 }
