@@ -18,6 +18,13 @@ const DefaultMaxOffloadBytes = 256 << 20
 // result then points there instead of saving a copy.
 const MetaSourcePath = "source_path"
 
+// MetaSandboxRefused is the metadata key of a command's result under
+// which a tool reports an access the OS sandbox refused: a one-line
+// account of what was refused and what would allow it. An MCP server
+// passes it on to its clients as a log message (logger
+// "wasmtools.sandbox").
+const MetaSandboxRefused = "sandbox_refused"
+
 // offloads keeps the files of cut results: one folder per session under
 // the offload root, the oldest files removed first when the total passes
 // the cap, and a session's folder removed when the session ends.

@@ -346,12 +346,19 @@ func TestServeHTTPCommandsCannotReachTheServer(t *testing.T) {
 	port = strings.TrimSuffix(port, "/")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	client := sdk.NewClient(&sdk.Implementation{Name: "operator", Version: "1"}, nil)
+	logs := make(chan *sdk.LoggingMessageParams, 16)
+	client := sdk.NewClient(&sdk.Implementation{Name: "operator", Version: "1"}, &sdk.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, r *sdk.LoggingMessageRequest) { logs <- r.Params },
+	})
 	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{secret, http.DefaultTransport}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
+	//lint:ignore SA1019 MCP logging serves the protocol versions clients speak today
+	if err := cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "warning"}); err != nil {
+		t.Fatal(err)
+	}
 	// A script the engine cannot see into, as a build or test run is.
 	script := fmt.Sprintf(`cat %q; echo; python3 -c 'import socket; socket.create_connection(("127.0.0.1", %s)); print("connected")' 2>&1 | tail -1
 echo 'mode: bypass # changed' >> %q
@@ -377,5 +384,21 @@ echo kept > notes.txt && echo notes-ok
 	}
 	if !strings.Contains(out, "notes-ok") {
 		t.Errorf("the working directory is no longer writable:\n%s", out)
+	}
+	// The refusal also reaches the client as a log message.
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case m := <-logs:
+			if m.Logger != "wasmtools.sandbox" {
+				continue
+			}
+			if data, _ := json.Marshal(m.Data); !strings.Contains(string(data), "sandbox") || !strings.Contains(string(data), "off") {
+				t.Errorf("the sandbox log message does not say what would allow it: %s", data)
+			}
+			return
+		case <-deadline:
+			t.Fatal("no wasmtools.sandbox log message for the refused accesses")
+		}
 	}
 }

@@ -57,6 +57,9 @@ type ExecResult struct {
 	TimedOut bool
 	// Duration is how long it ran.
 	Duration time.Duration
+	// Refused, for a confined command that reported a refused access,
+	// says what was refused and what would allow it; "" otherwise.
+	Refused string
 }
 
 // ErrNotSupported is returned by backends for operations they lack.

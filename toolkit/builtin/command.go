@@ -88,6 +88,9 @@ func streamCommand(ctx context.Context, yield func(*toolkit.Chunk, error) bool, 
 	final := &toolkit.Chunk{State: state, Last: true, Metadata: map[string]any{
 		"exit_code": res.ExitCode, "timed_out": res.TimedOut, "duration_ms": res.Duration.Milliseconds(),
 	}}
+	if res.Refused != "" {
+		final.Metadata[toolkit.MetaSandboxRefused] = res.Refused
+	}
 	if note.Len() > 0 {
 		final.Content = []toolkit.Block{toolkit.TextBlock(note.String())}
 	}

@@ -84,8 +84,11 @@ func (p process) run(ctx context.Context) (ExecResult, error) {
 
 	res := ExecResult{ExitCode: cmd.ProcessState.ExitCode(), Duration: time.Since(start)}
 	mu.Lock()
-	if line := refused.first(); line != "" && p.output != nil {
-		p.output(Stderr, []byte(refusalNote(conf, line)))
+	if line := refused.first(); line != "" {
+		res.Refused = fmt.Sprintf("%q: the sandbox refuses %s; to allow it, run the command again with \"sandbox\": \"off\" (the user is asked)", line, conf.Refuses())
+		if p.output != nil {
+			p.output(Stderr, []byte(refusalNote(conf, line)))
+		}
 	}
 	mu.Unlock()
 	if p.timeout > 0 && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {

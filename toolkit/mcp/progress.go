@@ -91,6 +91,10 @@ func (s *Server) logOutcome(ctx context.Context, ss *sdk.ServerSession, out tool
 	case out.Status == toolkit.StatusDone && out.Response != nil:
 		level = "debug"
 		data["state"] = string(out.Response.State)
+		if refused, ok := out.Response.Metadata[toolkit.MetaSandboxRefused].(string); ok && refused != "" {
+			//lint:ignore SA1019 see above
+			_ = ss.Log(ctx, &sdk.LoggingMessageParams{Level: "warning", Logger: "wasmtools.sandbox", Data: map[string]any{"tool": out.Call.Name, "refused": refused}})
+		}
 	default:
 		return
 	}
