@@ -346,8 +346,12 @@ func TestServeHTTPCommandsCannotReachTheServer(t *testing.T) {
 	port = strings.TrimSuffix(port, "/")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	// MCP logging is deprecated from protocol 2026-07-28 but serves the
+	// clients of the versions in use.
+	//lint:ignore SA1019 see above
 	logs := make(chan *sdk.LoggingMessageParams, 16)
 	client := sdk.NewClient(&sdk.Implementation{Name: "operator", Version: "1"}, &sdk.ClientOptions{
+		//lint:ignore SA1019 see above
 		LoggingMessageHandler: func(_ context.Context, r *sdk.LoggingMessageRequest) { logs <- r.Params },
 	})
 	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{secret, http.DefaultTransport}}}, nil)
