@@ -80,7 +80,7 @@ func checkSection(id byte, body []byte) error {
 			if err != nil {
 				return err
 			}
-			_, _, err = walkBody(fn, math.MaxUint32, nil)
+			_, _, err = walkBody(fn, math.MaxUint32, anyParams, nil)
 			return err
 		})
 	case 11: // data

@@ -2,6 +2,7 @@ package wasmbin
 
 import (
 	"fmt"
+	"math"
 )
 
 // Names of the exports Instrument adds.
@@ -352,7 +353,7 @@ func instrumentBody(out, src []byte, checks [2][]byte, globals, flag, params uin
 	}
 	var ins []insertion
 	loops := false
-	start, locals, err := walkBody(src, globals, func(at int, bulk bool) {
+	start, locals, err := walkBody(src, globals, params, func(at int, bulk bool) {
 		ins = append(ins, insertion{at, bulk})
 		loops = loops || !bulk
 	})
@@ -399,12 +400,15 @@ func instrumentBody(out, src []byte, checks [2][]byte, globals, flag, params uin
 
 // walkBody reads a function body: its local declarations, at most
 // MaxLocals locals, then its instructions, each of which must be of
-// WebAssembly 2.0 and name no global at or beyond globals. It returns
+// WebAssembly 2.0 and name no global at or beyond globals, nor a local
+// at or beyond params plus the declared locals (unless params is
+// anyParams): the instrumented function gets a local of its own there,
+// the loops' countdown, which such a body would reach. It returns
 // where the instructions start and the number of locals it declares,
 // and calls insert (when not nil) with the offset just after each loop's
 // block type, and with the offset of each bulk memory or table
 // instruction (bulk true).
-func walkBody(src []byte, globals uint32, insert func(at int, bulk bool)) (start int, locals uint64, err error) {
+func walkBody(src []byte, globals, params uint32, insert func(at int, bulk bool)) (start int, locals uint64, err error) {
 	r := &reader{b: src}
 	err = vector(r, func() error {
 		n, err := r.u32()
@@ -435,6 +439,11 @@ func walkBody(src []byte, globals uint32, insert func(at int, bulk bool)) (start
 			if insert != nil {
 				insert(r.pos, false)
 			}
+		case 0x20, 0x21, 0x22: // local.get, local.set, local.tee
+			ir := &reader{b: src, pos: at}
+			if i, err := ir.u32(); params != anyParams && (err != nil || uint64(i) >= uint64(params)+locals) {
+				return 0, 0, fmt.Errorf("local.%s of local %d, which the function does not have", map[byte]string{0x20: "get", 0x21: "set", 0x22: "tee"}[op], i)
+			}
 		case 0x23, 0x24: // global.get, global.set
 			ir := &reader{b: src, pos: at}
 			if i, err := ir.u32(); err != nil || i >= globals {
@@ -452,6 +461,10 @@ func walkBody(src []byte, globals uint32, insert func(at int, bulk bool)) (start
 	}
 	return start, locals, nil
 }
+
+// anyParams makes walkBody check no local index (its caller does not
+// know the function's parameters).
+const anyParams = math.MaxUint32
 
 // checkCode is the instruction sequence of a check that costs cost: take
 // cost from the budget; when it is spent, visit the Go runtime
