@@ -318,12 +318,12 @@ func (h *Host) openPlugins(ctx, watchCtx context.Context) error {
 
 // masks returns what the OS sandbox hides from every command (the token
 // file, the user's credential stores, the sockets that start programs
-// outside the sandbox: Docker's, D-Bus's, systemd's) and what it keeps read-only even
-// inside a working directory (the host's own files: the configuration,
-// MCP configurations, plugin and skill folders, the trust record, each
-// working directory's wasmtools.yaml). A path that holds a working
-// directory or a writable path is left out, with a warning: covering it
-// would cover the workspace.
+// outside the sandbox: Docker's, D-Bus's, systemd's) and what it keeps
+// read-only even inside a working directory (the host's own files: the
+// configuration, MCP configurations, plugin and skill folders, the trust
+// record, each working directory's wasmtools.yaml). A path that holds a
+// working directory or a writable path is left out, with a warning:
+// covering it would cover the workspace.
 func (h *Host) masks() (hidden, readOnly []string) {
 	cfg := &h.cfg
 	home, _ := os.UserHomeDir()
