@@ -12,7 +12,16 @@
 //
 // A confined command
 //
-//   - reads and executes everywhere (what the user may read);
+//   - reads and executes everywhere (what the user may read), except the
+//     paths of [Options.Hidden] (credential stores, token files, the
+//     sockets that start programs outside the sandbox), which read as
+//     empty;
+//   - cannot change the paths of [Options.ReadOnly] (the host's own
+//     files), even inside a writable path: they can be neither written,
+//     replaced nor removed;
+//   - cannot connect to the TCP ports of [Sandbox.DenyConnect] (the
+//     host's own server), by connect(2), TCP Fast Open or io_uring;
+//   - cannot signal processes outside its sandbox (Landlock ABI 6);
 //   - writes only below the working directories of the call, the paths
 //     of [Options.Writable], a private temporary directory (TMPDIR points
 //     to it; it is removed when the command ends), and the character
@@ -28,17 +37,28 @@
 //     sockets outside its own domain (Landlock ABI 6 and later), nor
 //     pathname Unix sockets created outside it (ABI 9 and later).
 //
+// Hidden and ReadOnly are enforced in the command's own user and mount
+// namespaces: the helper, root in a new user namespace, covers each
+// hidden path with an empty read-only one, binds each read-only path
+// read-only onto itself, and pins every folder above them that lies in a
+// writable path (a mount point cannot be renamed); then it starts itself
+// again in a nested user namespace mapped back to the user, which holds
+// no power over those mounts, confines itself (Landlock forbids mounting
+// and unmounting; a seccomp filter refuses the new mount API) and runs
+// the command. Where the kernel refuses unprivileged user namespaces,
+// ModeAuto runs commands without them (logged once) and ModeRequired
+// runs none.
+//
 // What stays open: with the network off, pathname Unix sockets created
-// outside the sandbox (the Docker or D-Bus socket, nscd) on kernels
-// before Landlock ABI 9; signals to other processes of the user; its
-// standard streams (the helper closes every other descriptor the host
-// inherited, since Landlock checks files when they are opened); and
-// everything Landlock cannot
-// restrict yet (chmod, chown, utime and extended attributes on existing
-// files, see the kernel's Landlock documentation). Landlock grants whole
-// trees: a .git folder or a host configuration file inside a writable
-// working directory stays writable, so those protections come from the
-// permission engine alone.
+// outside the sandbox and not hidden, on kernels before Landlock ABI 9;
+// its standard streams (the helper closes every other descriptor the
+// host inherited, since Landlock checks files when they are opened);
+// a read-only path that does not exist when the command starts (it can
+// be created); and everything Landlock cannot restrict yet (chmod,
+// chown, utime and extended attributes on existing files, see the
+// kernel's Landlock documentation). Landlock grants whole trees: a .git
+// folder inside a writable working directory stays writable, so that
+// protection comes from the permission engine alone.
 //
 // # Using it
 //
