@@ -186,6 +186,9 @@ func (h *Host) build(ctx context.Context, servers []mcp.ServerConfig) error {
 	// long as Open's context; values (a trace id) still flow to them.
 	watchCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	h.stopWatching = stop
+	if sb.Active() {
+		h.watches.Go(h.hideCredentialLinks)
+	}
 	if len(cfg.Plugins) > 0 {
 		if err := h.openPlugins(ctx, watchCtx); err != nil {
 			return err
@@ -353,6 +356,34 @@ func (h *Host) masks() (hidden, readOnly []string) {
 		return out
 	}
 	return keep("hidden", hidden), keep("read-only", readOnly)
+}
+
+// maxLinkScan bounds the entries hideCredentialLinks visits.
+const maxLinkScan = 200_000
+
+// hideCredentialLinks finds, in the background, the hard links the
+// working directories and writable paths hold to the user's credential
+// files (a key linked in under an innocent name), and has the sandbox
+// hide them too. Commands started before it is done, and links made
+// later by a process outside the sandbox (inside it, the credential is
+// hidden and cannot be linked), are not covered; the static policy still
+// judges such a link by its identity.
+func (h *Host) hideCredentialLinks() {
+	home, _ := os.UserHomeDir()
+	start := time.Now()
+	links, complete := pathpolicy.New(pathpolicy.Options{Home: home}).LinksToCredentials(h.toolWritable(), maxLinkScan)
+	if !complete {
+		h.log.Warn("the scan for hard links to credentials in the working directories stopped early (too many files, or unreadable folders); links it did not reach are not hidden from commands", "entries", maxLinkScan)
+	}
+	if len(links) == 0 {
+		h.log.Debug("no hard links to credentials in the working directories", "took", time.Since(start).Round(time.Millisecond))
+		return
+	}
+	if err := h.sb.Hide(links...); err != nil {
+		h.log.Warn("hard links to credentials not hidden", "err", err)
+		return
+	}
+	h.log.Warn("hard links to credentials found in the working directories; commands cannot read them", "links", links, "took", time.Since(start).Round(time.Millisecond))
 }
 
 // within reports whether p is dir or lies below it.

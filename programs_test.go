@@ -290,3 +290,52 @@ func TestSandboxedMCPServer(t *testing.T) {
 		t.Errorf("the log does not say why the server was not started:\n%s", logged)
 	}
 }
+
+// TestHardLinkedCredential (issue 27, item 2): a hard link in the working
+// directory to a private key, under an innocent name, is the key: Read
+// asks for it (and explore denies it), Grep leaves it out of its results,
+// and a confined command reads it as empty.
+func TestHardLinkedCredential(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	work := workspace(t)
+	key := filepath.Join(home, ".ssh", "id_ed25519")
+	if err := os.MkdirAll(filepath.Dir(key), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, []byte("SECRET-KEY-MATERIAL\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(work, "notes.txt")
+	if err := os.Link(key, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "show.sh"), []byte("cat notes.txt; echo shown\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := wasmtools.Config{WorkingDirs: []string{work}, Mode: permission.ModeBypass}
+	quiet(t, &cfg)
+	h := open(t, cfg)
+	tk := h.Toolkit()
+
+	explore := h.Permission()
+	explore.Mode = permission.ModeExplore
+	if res, err := toolkittest.Run(t.Context(), tk, "s", "Read", map[string]any{"file_path": link}, toolkit.TurnOptions{Permission: explore}); err != nil || res.Outcome.Response == nil || strings.Contains(res.Outcome.Response.Text(), "SECRET") {
+		t.Errorf("Read of the link in explore: %+v, %v", res.Outcome, err)
+	}
+	res, err := toolkittest.Run(t.Context(), tk, "s", "Grep", map[string]any{"pattern": "SECRET", "path": work, "output_mode": "content"}, toolkit.TurnOptions{})
+	if err != nil || res.Outcome.Response == nil || strings.Contains(res.Outcome.Response.Text(), "SECRET-KEY") {
+		t.Errorf("Grep over the working directory: %+v, %v", res.Outcome, err)
+	}
+	if !h.Sandbox().Status().Enforced {
+		return // the kernel's part needs the sandbox
+	}
+	waitFor(t, "the link to be hidden", nil, func() bool { return slices.Contains(h.Sandbox().Status().Hidden, link) })
+	res, err = toolkittest.Run(t.Context(), tk, "s", "Bash", map[string]any{"command": "sh show.sh"}, toolkit.TurnOptions{})
+	if err != nil || res.Outcome.Response == nil {
+		t.Fatalf("sh show.sh: %+v, %v", res.Outcome, err)
+	}
+	if text := res.Outcome.Response.Text(); strings.Contains(text, "SECRET") || !strings.Contains(text, "shown") {
+		t.Errorf("a confined script read the linked key:\n%s", text)
+	}
+}

@@ -94,6 +94,8 @@ type Sandbox struct {
 	why      string // why the kernel cannot confine, when abi is 0
 	warnOnce sync.Once
 
+	// maskMu guards hidden, which Hide adds to.
+	maskMu           sync.RWMutex
 	hidden, readOnly []string
 	// masking says whether the kernel gives this process user and mount
 	// namespaces to apply Hidden and ReadOnly in: "" when it does, else
@@ -146,6 +148,28 @@ func New(opts Options) (*Sandbox, error) {
 	}
 	s.abi, s.why = landlockABI()
 	return s, nil
+}
+
+// Hide adds paths to those no command may read (Options.Hidden), for
+// the commands confined from now on: what a host finds after it started
+// (hard links to credentials, found by a scan of the working
+// directories).
+func (s *Sandbox) Hide(paths ...string) error {
+	if s == nil {
+		return nil
+	}
+	s.maskMu.Lock()
+	defer s.maskMu.Unlock()
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return fmt.Errorf("sandbox: hidden path %q: %w", p, err)
+		}
+		if !slices.Contains(s.hidden, abs) {
+			s.hidden = append(s.hidden, abs)
+		}
+	}
+	return nil
 }
 
 // Guards reports whether no confined command can change path: it is (or
@@ -286,13 +310,13 @@ func (s *Sandbox) Status() Status {
 		Network:            "on",
 		NetworkConfinement: networkMechanisms(s.abi),
 		Writable:           append([]string{}, s.writable...),
-		Hidden:             append([]string{}, s.hidden...),
+		Hidden:             s.hiddenPaths(),
 		ReadOnly:           append([]string{}, s.readOnly...),
 	}
 	s.netMu.Lock()
 	st.DeniedPorts = append([]int{}, s.deniedPorts...)
 	s.netMu.Unlock()
-	if len(s.hidden)+len(s.readOnly) > 0 && st.Supported && s.mode != ModeOff {
+	if len(st.Hidden)+len(s.readOnly) > 0 && st.Supported && s.mode != ModeOff {
 		if why := s.maskSupport(); why == "" {
 			st.Masking = "mount namespace"
 		} else {
@@ -442,6 +466,13 @@ func linkIn(p, self string, roots []string, depth int) string {
 	return ""
 }
 
+// hiddenPaths returns a copy of the hidden paths.
+func (s *Sandbox) hiddenPaths() []string {
+	s.maskMu.RLock()
+	defer s.maskMu.RUnlock()
+	return append([]string{}, s.hidden...)
+}
+
 // portLayerCopy returns a copy of the DenyConnect layer and its ports,
 // or nil when there is none.
 func (s *Sandbox) portLayerCopy() (*os.File, []int, error) {
@@ -511,10 +542,10 @@ func (s *Sandbox) Confine(cmd *exec.Cmd, p Policy) (*Confinement, error) {
 	}
 	c.writable = slices.Clone(req.Writable[1:])
 	req.Writable = append(req.Writable, devices[:]...)
-	if len(s.hidden)+len(s.readOnly) > 0 {
+	if hidden := s.hiddenPaths(); len(hidden)+len(s.readOnly) > 0 {
 		switch why := s.maskSupport(); {
 		case why == "":
-			req.Hidden, req.ReadOnly, req.Tmp = s.hidden, s.readOnly, tmp
+			req.Hidden, req.ReadOnly, req.Tmp = hidden, s.readOnly, tmp
 			req.UID, req.GID = os.Getuid(), os.Getgid()
 			useNamespaces(cmd)
 			c.masked = true
@@ -524,7 +555,7 @@ func (s *Sandbox) Confine(cmd *exec.Cmd, p Policy) (*Confinement, error) {
 		default:
 			s.maskWarnOnce.Do(func() {
 				if s.log != nil {
-					s.log.Warn("commands run confined but without hidden credentials or read-only host files (sandbox mode auto): "+why, "hidden", len(s.hidden), "read_only", len(s.readOnly))
+					s.log.Warn("commands run confined but without hidden credentials or read-only host files (sandbox mode auto): "+why, "hidden", len(hidden), "read_only", len(s.readOnly))
 				}
 			})
 		}

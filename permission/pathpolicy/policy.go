@@ -22,6 +22,9 @@ type Policy struct {
 	// policies, never changed.
 	files, dirs *parsedEntries
 	home        string
+	// idents are the identities of the credential files, to judge hard
+	// links to them (see linkedCredential); shared with scoped copies.
+	idents *identities
 	// memo is set on the copies Scoped returns, nil on a shared Policy.
 	memo *lookups
 }
@@ -148,6 +151,7 @@ func New(opts Options) *Policy {
 	}
 	p.files = parsedList(files, true)
 	p.dirs = parsedList(dirs, false)
+	p.idents = &identities{home: p.home}
 	return p
 }
 

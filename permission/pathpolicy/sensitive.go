@@ -271,7 +271,8 @@ func lowerByte(c byte) byte {
 }
 
 // SensitivePath judges a path as a command would open it: relative to
-// cwd, by its spelling and by its resolution. A path whose resolution
+// cwd, by its spelling, by its resolution and by its identity (a hard
+// link to a file of the user's credential stores is that file). A path whose resolution
 // cannot be known (another process's open file, a link loop) counts as
 // sensitive: nobody can say what it names. It returns a description of
 // what matched.
@@ -286,6 +287,9 @@ func (p *Policy) SensitivePath(name, cwd string) (string, bool) {
 	real, ok := p.Resolve(abs, cwd)
 	if !ok {
 		return name + " (which cannot be resolved)", true
+	}
+	if c, ok := p.linkedCredential(real); ok {
+		return name + " (a hard link to " + c + ")", true
 	}
 	// Sensitive judges the cleaned path and real is clean: when real is
 	// abs cleaned, the answer is the one just given.

@@ -53,6 +53,8 @@ func (p *Policy) TreeSensitive(root, cwd string, opts TreeOptions) (string, bool
 			found = name
 		} else if _, ok := p.Sensitive(real); ok {
 			found = name + " (" + real + ")"
+		} else if c, ok := p.linkedCredential(real); ok {
+			found = name + " (a hard link to " + c + ")"
 		}
 		return found != ""
 	})
