@@ -339,6 +339,7 @@ func (h *Host) masks() (hidden, readOnly []string) {
 		runtimeDir = fmt.Sprintf("/run/user/%d", os.Getuid())
 	}
 	hidden = append(hidden, pathpolicy.Sockets(runtimeDir)...)
+	hidden = append(hidden, readRulePaths(cfg, home)...)
 	for _, p := range h.perm.Protected {
 		if p != cfg.TokenFile {
 			readOnly = append(readOnly, p)
@@ -356,6 +357,32 @@ func (h *Host) masks() (hidden, readOnly []string) {
 		return out
 	}
 	return keep("hidden", hidden), keep("read-only", readOnly)
+}
+
+// readRulePaths returns the files and folders the configuration's Read
+// deny and ask rules name literally (Read(//srv/keys/**),
+// Read(~/secrets)): the sandbox hides them, so a command reads them no
+// more than Read may. A pattern with a wildcard before its end
+// (Read(//etc/*.key)) names no folder that could be hidden whole; the
+// permission engine alone judges it.
+func readRulePaths(cfg *Config, home string) []string {
+	pp := pathpolicy.New(pathpolicy.Options{Home: home})
+	var out []string
+	for _, r := range slices.Concat(cfg.Deny, cfg.Ask) {
+		if r.Tool != "Read" || r.Content == "" {
+			continue
+		}
+		for _, pat := range pp.Patterns(r.Content, cfg.WorkingDirs) {
+			lit := strings.TrimSuffix(strings.TrimSuffix(pat, "/**"), "/")
+			if lit == "" || strings.ContainsAny(lit, "*?[{\\") {
+				continue
+			}
+			if lit = filepath.Clean(lit); !slices.Contains(out, lit) {
+				out = append(out, lit)
+			}
+		}
+	}
+	return out
 }
 
 // maxLinkScan bounds the entries hideCredentialLinks visits.

@@ -339,3 +339,56 @@ func TestHardLinkedCredential(t *testing.T) {
 		t.Errorf("a confined script read the linked key:\n%s", text)
 	}
 }
+
+// TestReadRulesHoldInTheSandbox (issue 27, item 1): what a Read deny or
+// ask rule names literally, a confined command cannot read either, even
+// from a script the engine cannot see into; a pattern with a wildcard
+// inside is left to the engine.
+func TestReadRulesHoldInTheSandbox(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	work, outside := workspace(t), t.TempDir()
+	files := map[string]string{
+		filepath.Join(outside, "private", "db.key"): "SECRET-DENIED",
+		filepath.Join(home, "notes.txt"):            "SECRET-ASKED",
+		filepath.Join(work, "secrets", "token"):     "SECRET-RELATIVE",
+		filepath.Join(outside, "public.txt"):        "visible",
+	}
+	for p, data := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var script strings.Builder
+	for p := range files {
+		fmt.Fprintf(&script, "cat %q\n", p)
+	}
+	if err := os.WriteFile(filepath.Join(work, "show.sh"), []byte(script.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := wasmtools.Config{
+		WorkingDirs: []string{work},
+		Mode:        permission.ModeBypass,
+		Deny:        wasmtools.Rules{permission.MustParseRule("Read(/" + filepath.Join(outside, "private") + "/**)"), permission.MustParseRule("Read(secrets/**)")},
+		Ask:         wasmtools.Rules{permission.MustParseRule("Read(~/notes.txt)")},
+	}
+	quiet(t, &cfg)
+	h := open(t, cfg)
+	if !h.Sandbox().Status().Enforced {
+		t.Skip("SKIPPED: the kernel's part needs the sandbox")
+	}
+	res, err := toolkittest.Run(t.Context(), h.Toolkit(), "s", "Bash", map[string]any{"command": "sh show.sh"}, toolkit.TurnOptions{})
+	if err != nil || res.Outcome.Response == nil {
+		t.Fatalf("sh show.sh: %+v, %v", res.Outcome, err)
+	}
+	text := res.Outcome.Response.Text()
+	if strings.Contains(text, "SECRET") {
+		t.Errorf("a confined script read what a Read rule names:\n%s", text)
+	}
+	if !strings.Contains(text, "visible") {
+		t.Errorf("a file no rule names was not read:\n%s", text)
+	}
+}
