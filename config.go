@@ -391,6 +391,72 @@ func LoadConfig(path string) (Config, error) {
 	return ParseConfig(path, data)
 }
 
+// LoadFoundConfig reads a configuration file a program found, rather
+// than one the operator named: wasmtools.yaml in the current directory,
+// say. That folder is usually the agent's working directory, so a tool
+// call could have written (or created) the file, and it is obeyed only as
+// the operator approved it in the plugin trust record
+// (host.DefaultTrustFile; `wasmtools plugins trust wasmtools.yaml`): its
+// digest must be there, and the record must not lie in the current
+// directory, in workingDirs, or in the working directories or writable
+// paths the file names. The error says what to do otherwise; a missing
+// file is an error that wraps fs.ErrNotExist. Read a file the operator
+// named with LoadConfig.
+func LoadFoundConfig(path string, workingDirs []string) (Config, error) {
+	data, err := host.ReadConfigFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("configuration: %w", err)
+	}
+	record, err := host.DefaultTrustFile()
+	if err != nil {
+		return Config{}, err
+	}
+	cwd, err := filepath.Abs(".")
+	if err != nil {
+		return Config{}, err
+	}
+	// A record a tool call could write approves nothing.
+	recordIn := func(dirs []string) error {
+		for _, d := range dirs {
+			if record == d || strings.HasPrefix(record, strings.TrimSuffix(d, string(filepath.Separator))+string(filepath.Separator)) {
+				return fmt.Errorf("the trust record %s lies in %s, where tool calls may write, so it approves no configuration; keep it outside (set %s)", record, d, host.TrustFileEnv)
+			}
+		}
+		return nil
+	}
+	if err := recordIn(append([]string{cwd}, workingDirs...)); err != nil {
+		return Config{}, err
+	}
+	rec, err := host.ReadTrust(record)
+	if err != nil {
+		return Config{}, err
+	}
+	if err := rec.ConfigApproved(path, data); err != nil {
+		abs, _ := filepath.Abs(path)
+		reason := err.Error()
+		var pe *host.PendingError
+		if errors.As(err, &pe) {
+			reason = pe.Reason
+		}
+		return Config{}, fmt.Errorf("%s was found, not named, where tool calls may write, and is not obeyed: %s. Review it, then run: wasmtools plugins trust %s (or name it with --config)", abs, reason, abs)
+	}
+	cfg, err := ParseConfig(path, data)
+	if err != nil {
+		return cfg, err
+	}
+	var named []string
+	for _, d := range slices.Concat(cfg.WorkingDirs, cfg.Sandbox.Writable) {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(cfg.Dir, d)
+		}
+		named = append(named, filepath.Clean(d))
+	}
+	if err := recordIn(named); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
 // ParseConfig is LoadConfig of data read from path: a program that
 // checks a configuration's bytes (against an approval, say) parses the
 // very bytes it checked.

@@ -39,7 +39,6 @@ import (
 	"time"
 
 	wt "github.com/wasmtools/wasmtools" // as wt: the tests name a function wasmtools
-	"github.com/wasmtools/wasmtools/host"
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/sandbox"
 	"github.com/wasmtools/wasmtools/toolkit"
@@ -382,72 +381,6 @@ func ruleList(rules *[]permission.Rule) func(string) error {
 	}
 }
 
-// implicitConfig reads the configuration file found, not named, in the
-// current directory. That folder is the default working directory: a
-// tool call could have written the file, so it is obeyed only as the
-// operator approved it in the trust record (a configuration named with
-// --config is the operator's word). A missing file is no configuration;
-// it is still protected, since the next start would read it.
-func implicitConfig(path string, workdirs []string) (wt.Config, error) {
-	data, err := host.ReadConfigFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return wt.Config{File: path}, nil
-	}
-	if err != nil {
-		return wt.Config{}, fmt.Errorf("configuration: %w", err)
-	}
-	record, err := host.DefaultTrustFile()
-	if err != nil {
-		return wt.Config{}, err
-	}
-	cwd, err := filepath.Abs(".")
-	if err != nil {
-		return wt.Config{}, err
-	}
-	// A record a tool call could write approves nothing: the current
-	// directory, the working directories of the flags and, once the file
-	// is parsed, those it names and its writable paths.
-	recordIn := func(dirs []string) error {
-		for _, d := range dirs {
-			if record == d || strings.HasPrefix(record, strings.TrimSuffix(d, string(filepath.Separator))+string(filepath.Separator)) {
-				return fmt.Errorf("the trust record %s lies in %s, where tool calls may write, so it approves no configuration; keep it outside (set %s)", record, d, host.TrustFileEnv)
-			}
-		}
-		return nil
-	}
-	if err := recordIn(append([]string{cwd}, workdirs...)); err != nil {
-		return wt.Config{}, err
-	}
-	rec, err := host.ReadTrust(record)
-	if err != nil {
-		return wt.Config{}, err
-	}
-	if err := rec.ConfigApproved(path, data); err != nil {
-		abs, _ := filepath.Abs(path)
-		var pe *host.PendingError
-		reason := err.Error()
-		if errors.As(err, &pe) {
-			reason = pe.Reason
-		}
-		return wt.Config{}, fmt.Errorf("%s was found in the current directory, which tool calls may write, and is not obeyed: %s. Review it, then run: wasmtools plugins trust %s (or name it with --config)", abs, reason, abs)
-	}
-	cfg, err := wt.ParseConfig(path, data)
-	if err != nil {
-		return cfg, err
-	}
-	var named []string
-	for _, d := range slices.Concat(cfg.WorkingDirs, cfg.Sandbox.Writable) {
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(cfg.Dir, d)
-		}
-		named = append(named, filepath.Clean(d))
-	}
-	if err := recordIn(named); err != nil {
-		return wt.Config{}, err
-	}
-	return cfg, nil
-}
-
 // config returns the configuration the flags and the configuration file
 // describe: flags win for the mode, the working directories and the
 // sandbox mode; rules, folders and MCP configuration files add up. watch
@@ -462,7 +395,12 @@ func (p *permFlags) config(e *env, watch bool) (wt.Config, error) {
 	if explicit {
 		cfg, err = wt.LoadConfig(path)
 	} else {
-		cfg, err = implicitConfig(path, p.workdirs)
+		cfg, err = wt.LoadFoundConfig(path, p.workdirs)
+		if errors.Is(err, fs.ErrNotExist) {
+			// No configuration yet; the file is still protected, since
+			// the next start would read it.
+			cfg, err = wt.Config{File: path}, nil
+		}
 	}
 	if err != nil {
 		return cfg, err

@@ -73,8 +73,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return errors.New("no task given")
 	}
 
-	cfg, err := wasmtools.LoadConfig(*configPath)
-	if errors.Is(err, fs.ErrNotExist) && !flagSet(flags, "config") {
+	// A configuration named with -config is the operator's word; one
+	// found here, in the folder the agent works in, could have been
+	// written by a tool call, and is read only as the operator trusted it
+	// (wasmtools plugins trust wasmtools.yaml).
+	var cfg wasmtools.Config
+	var err error
+	if flagSet(flags, "config") {
+		cfg, err = wasmtools.LoadConfig(*configPath)
+	} else if cfg, err = wasmtools.LoadFoundConfig(*configPath, nil); errors.Is(err, fs.ErrNotExist) {
 		// No wasmtools.yaml here: the built-in tools, this folder as the
 		// working directory.
 		cfg, err = wasmtools.Config{}, nil
