@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wasmtools/wasmtools"
+	"github.com/wasmtools/wasmtools/host"
 	"github.com/wasmtools/wasmtools/internal/testplugins"
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/sandbox"
@@ -196,5 +197,47 @@ func TestConfigREADMEExample(t *testing.T) {
 	defer h.Close()
 	if _, ok := h.Toolkit().Tool("PowerShell"); ok {
 		t.Error("the README example's disabled PowerShell is registered")
+	}
+}
+
+// TestLoadFoundConfig: a configuration found in the working folder is
+// obeyed only as the operator trusted it, from a record no tool call can
+// write; a missing one is fs.ErrNotExist.
+func TestLoadFoundConfig(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	t.Chdir(dir)
+	record := filepath.Join(elsewhere, "trust.json")
+	t.Setenv(host.TrustFileEnv, record)
+	if _, err := wasmtools.LoadFoundConfig(wasmtools.ConfigFile, nil); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("no file: %v, want fs.ErrNotExist", err)
+	}
+	writeFile(t, dir, wasmtools.ConfigFile, []byte("mode: explore\n"))
+	if _, err := wasmtools.LoadFoundConfig(wasmtools.ConfigFile, nil); err == nil || !strings.Contains(err.Error(), "wasmtools plugins trust") {
+		t.Errorf("untrusted: %v", err)
+	}
+	var rec host.TrustRecord
+	if _, err := rec.TrustConfig(wasmtools.ConfigFile); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Write(record); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := wasmtools.LoadFoundConfig(wasmtools.ConfigFile, nil); err != nil || cfg.Mode != permission.ModeExplore {
+		t.Errorf("trusted: %v, %v", cfg.Mode, err)
+	}
+	// The record in a working directory the caller or the file names
+	// approves nothing.
+	if _, err := wasmtools.LoadFoundConfig(wasmtools.ConfigFile, []string{elsewhere}); err == nil || !strings.Contains(err.Error(), "lies in") {
+		t.Errorf("record in a working directory: %v", err)
+	}
+	writeFile(t, dir, wasmtools.ConfigFile, []byte("working_dirs: ["+elsewhere+"]\n"))
+	if _, err := rec.TrustConfig(wasmtools.ConfigFile); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Write(record); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wasmtools.LoadFoundConfig(wasmtools.ConfigFile, nil); err == nil || !strings.Contains(err.Error(), "lies in") {
+		t.Errorf("record in a working directory the file names: %v", err)
 	}
 }
