@@ -72,6 +72,19 @@ func callVersion(tk *toolkit.Toolkit, session string) string {
 	return r.Text()
 }
 
+// syncStep syncs f after step i of a scenario and checks the events it
+// reported and what the version tool answers then.
+func syncStep(t *testing.T, f *Folder, tk *toolkit.Toolkit, rec *recorder, i int, name string, wantEvents []string, wantCall string) {
+	t.Helper()
+	f.Sync(context.Background())
+	if got := rec.take(); !slices.Equal(got, wantEvents) {
+		t.Errorf("step %d %s: events %q, want %q", i, name, got, wantEvents)
+	}
+	if got := callVersion(tk, fmt.Sprint("s", i)); !strings.HasPrefix(got, wantCall) {
+		t.Errorf("step %d %s: call = %q, want %q…", i, name, got, wantCall)
+	}
+}
+
 // recorder collects folder events.
 type recorder struct {
 	mu     sync.Mutex
@@ -143,13 +156,7 @@ func TestFolderSync(t *testing.T) {
 	}
 	for i, st := range steps {
 		st.change()
-		f.Sync(ctx)
-		if got := rec.take(); !slices.Equal(got, st.wantEvents) {
-			t.Errorf("step %d %s: events %q, want %q", i, st.name, got, st.wantEvents)
-		}
-		if got := callVersion(tk, fmt.Sprint("s", i)); !strings.HasPrefix(got, st.wantCall) {
-			t.Errorf("step %d %s: call = %q, want %q…", i, st.name, got, st.wantCall)
-		}
+		syncStep(t, f, tk, &rec, i, st.name, st.wantEvents, st.wantCall)
 		var groups []string
 		for _, g := range tk.Groups() {
 			groups = append(groups, g.Name)

@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -86,13 +85,7 @@ func TestFolderServesOnlyWhatTheOperatorTrusted(t *testing.T) {
 	}
 	for i, st := range steps {
 		st.change()
-		f.Sync(ctx)
-		if got := rec.take(); !slices.Equal(got, st.wantEvents) {
-			t.Errorf("step %d %s: events %q, want %q", i, st.name, got, st.wantEvents)
-		}
-		if got := callVersion(tk, fmt.Sprint("s", i)); !strings.HasPrefix(got, st.wantCall) {
-			t.Errorf("step %d %s: call = %q, want %q…", i, st.name, got, st.wantCall)
-		}
+		syncStep(t, f, tk, &rec, i, st.name, st.wantEvents, st.wantCall)
 		var pending []string
 		for p, why := range f.Pending() {
 			pending = append(pending, filepath.Base(p))

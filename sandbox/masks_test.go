@@ -4,7 +4,6 @@ package sandbox
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -306,26 +305,7 @@ func TestHiddenSocket(t *testing.T) {
 		t.Fatal("python3 is needed to open sockets")
 	}
 	dir := t.TempDir()
-	listen := func(name string) string {
-		p := filepath.Join(dir, name)
-		ln, err := net.Listen("unix", p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ln.Close() })
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				c.Write([]byte("hello\n"))
-				c.Close()
-			}
-		}()
-		return p
-	}
-	hidden, open := listen("docker.sock"), listen("other.sock")
+	hidden, open := sayHello(t, "unix", filepath.Join(dir, "docker.sock")).String(), sayHello(t, "unix", filepath.Join(dir, "other.sock")).String()
 	sb := newSandbox(t, Options{Hidden: []string{hidden}})
 	connect := func(p string) string {
 		return fmt.Sprintf(`python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(%q); print(s.recv(6).decode().strip())'`, p)

@@ -232,7 +232,14 @@ func TestReadOnlyWritesNothing(t *testing.T) {
 // returns the port.
 func listen(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	return sayHello(t, "tcp4", "127.0.0.1:0").(*net.TCPAddr).Port
+}
+
+// sayHello listens on address until the test ends, greeting every
+// connection with "hello", and returns the address it listens on.
+func sayHello(t *testing.T, network, address string) net.Addr {
+	t.Helper()
+	ln, err := net.Listen(network, address)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +254,21 @@ func listen(t *testing.T) int {
 			c.Close()
 		}
 	}()
-	return ln.Addr().(*net.TCPAddr).Port
+	return ln.Addr()
+}
+
+// TestFiltersAssemble: every seccomp program the sandbox may install
+// assembles for this architecture and its compat one (a jump out of
+// reach is an error, not a wrong program).
+func TestFiltersAssemble(t *testing.T) {
+	if _, err := socketFilter(nativeArch, compatArch); err != nil {
+		t.Errorf("socket filter: %v", err)
+	}
+	for _, tcp := range []bool{false, true} {
+		if _, err := hardenFilter(nativeArch, compatArch, tcp); err != nil {
+			t.Errorf("hardening filter (tcp %v): %v", tcp, err)
+		}
+	}
 }
 
 func TestNetworkOff(t *testing.T) {

@@ -104,12 +104,13 @@ func assemble(ops []bpfOp) ([]unix.SockFilter, error) {
 	return prog, nil
 }
 
-// socketFilter returns the program that lets a process create Unix and
-// netlink sockets only, and never set up io_uring (whose socket and
-// connect operations do not pass through the socket system call). A
-// denied call fails with EACCES. System calls of an architecture the
-// filter does not know all fail.
-func socketFilter(native archTable, compat *archTable) ([]unix.SockFilter, error) {
+// archFilter assembles a filter program: for the native architecture and,
+// when there is one, the compat one, the system call number is loaded and
+// body's instructions decide (body jumps to "allow" or "deny", or
+// returns; a label of its own carries the prefix it is given); a system
+// call of any other architecture, or of x32, is denied. tail may define
+// more labels body jumps to.
+func archFilter(native archTable, compat *archTable, body func(a archTable, prefix string) []bpfOp, tail ...bpfOp) ([]unix.SockFilter, error) {
 	ops := []bpfOp{
 		ld(offArch),
 		jeq(native.arch, "", "compat"),
@@ -118,45 +119,53 @@ func socketFilter(native archTable, compat *archTable) ([]unix.SockFilter, error
 	if native.x32 {
 		ops = append(ops, jge(0x40000000, "deny", ""))
 	}
-	ops = append(ops,
-		jeq(native.socket, "domain", ""),
-		jeq(native.ioUringSetup, "deny", ""),
-		ret(retAllow),
-		label("compat"),
-	)
+	ops = append(ops, body(native, "n")...)
+	ops = append(ops, label("compat"))
 	if compat == nil {
 		ops = append(ops, ret(retDeny))
 	} else {
-		ops = append(ops,
-			jeq(compat.arch, "", "deny"),
-			ld(offNr),
-			jeq(compat.socket, "domain", ""),
-			jeq(compat.ioUringSetup, "deny", ""),
-		)
-		if compat.socketcall != 0 {
-			// socketcall(SYS_SOCKET, args): the domain is in memory,
-			// out of the filter's reach, so every socket it would create
-			// is refused.
-			ops = append(ops,
-				jeq(compat.socketcall, "", "allow"),
-				ld(offArg0),
-				jeq(sysSocket, "deny", "allow"),
-			)
-		} else {
-			ops = append(ops, ret(retAllow))
-		}
+		ops = append(ops, jeq(compat.arch, "", "deny"), ld(offNr))
+		ops = append(ops, body(*compat, "c")...)
 	}
+	ops = append(ops, tail...)
 	ops = append(ops,
-		label("domain"),
-		ld(offArg0),
-		jeq(unix.AF_UNIX, "allow", ""),
-		jeq(unix.AF_NETLINK, "allow", ""),
 		label("deny"),
 		ret(retDeny),
 		label("allow"),
 		ret(retAllow),
 	)
 	return assemble(ops)
+}
+
+// socketFilter returns the program that lets a process create Unix and
+// netlink sockets only, and never set up io_uring (whose socket and
+// connect operations do not pass through the socket system call). A
+// denied call fails with EACCES. System calls of an architecture the
+// filter does not know all fail.
+func socketFilter(native archTable, compat *archTable) ([]unix.SockFilter, error) {
+	body := func(a archTable, _ string) []bpfOp {
+		ops := []bpfOp{
+			jeq(a.socket, "domain", ""),
+			jeq(a.ioUringSetup, "deny", ""),
+		}
+		if a.socketcall != 0 {
+			// socketcall(SYS_SOCKET, args): the domain is in memory,
+			// out of the filter's reach, so every socket it would create
+			// is refused.
+			return append(ops,
+				jeq(a.socketcall, "", "allow"),
+				ld(offArg0),
+				jeq(sysSocket, "deny", "allow"),
+			)
+		}
+		return append(ops, ret(retAllow))
+	}
+	return archFilter(native, compat, body,
+		label("domain"),
+		ld(offArg0),
+		jeq(unix.AF_UNIX, "allow", ""),
+		jeq(unix.AF_NETLINK, "allow", "deny"),
+	)
 }
 
 // denySockets installs the socket filter on the calling thread (which
@@ -240,29 +249,7 @@ func hardenFilter(native archTable, compat *archTable, tcp bool) ([]unix.SockFil
 		}
 		return ops
 	}
-	ops := []bpfOp{
-		ld(offArch),
-		jeq(native.arch, "", "compat"),
-		ld(offNr),
-	}
-	if native.x32 {
-		ops = append(ops, jge(0x40000000, "deny", ""))
-	}
-	ops = append(ops, table(native, "n")...)
-	ops = append(ops, label("compat"))
-	if compat == nil {
-		ops = append(ops, ret(retDeny))
-	} else {
-		ops = append(ops, jeq(compat.arch, "", "deny"), ld(offNr))
-		ops = append(ops, table(*compat, "c")...)
-	}
-	ops = append(ops,
-		label("deny"),
-		ret(retDeny),
-		label("allow"),
-		ret(retAllow),
-	)
-	return assemble(ops)
+	return archFilter(native, compat, table)
 }
 
 // harden installs hardenFilter on the calling thread (which must have
