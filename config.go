@@ -19,6 +19,7 @@ import (
 
 	"github.com/wasmtools/wasmtools/abi"
 	"github.com/wasmtools/wasmtools/host"
+	"github.com/wasmtools/wasmtools/internal/pathtree"
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/sandbox"
 	"github.com/wasmtools/wasmtools/toolkit"
@@ -418,7 +419,7 @@ func LoadFoundConfig(path string, workingDirs []string) (Config, error) {
 	// A record a tool call could write approves nothing.
 	recordIn := func(dirs []string) error {
 		for _, d := range dirs {
-			if record == d || strings.HasPrefix(record, strings.TrimSuffix(d, string(filepath.Separator))+string(filepath.Separator)) {
+			if pathtree.Holds(d, record) {
 				return fmt.Errorf("the trust record %s lies in %s, where tool calls may write, so it approves no configuration; keep it outside (set %s)", record, d, host.TrustFileEnv)
 			}
 		}

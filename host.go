@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wasmtools/wasmtools/host"
+	"github.com/wasmtools/wasmtools/internal/pathtree"
 	"github.com/wasmtools/wasmtools/internal/watch"
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/permission/pathpolicy"
@@ -348,7 +349,7 @@ func (h *Host) masks() (hidden, readOnly []string) {
 	keep := func(kind string, paths []string) []string {
 		var out []string
 		for _, p := range paths {
-			if w := slices.IndexFunc(h.toolWritable(), func(w string) bool { return within(p, w) }); w >= 0 {
+			if w := slices.IndexFunc(h.toolWritable(), func(w string) bool { return pathtree.Holds(p, w) }); w >= 0 {
 				h.log.Warn("the sandbox cannot cover a path that holds a working directory or writable path", "path", p, "kind", kind, "holds", h.toolWritable()[w])
 				continue
 			}
@@ -411,11 +412,6 @@ func (h *Host) hideCredentialLinks() {
 		return
 	}
 	h.log.Warn("hard links to credentials found in the working directories; commands cannot read them", "links", links, "took", time.Since(start).Round(time.Millisecond))
-}
-
-// within reports whether p is dir or lies below it.
-func within(dir, p string) bool {
-	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // pluginFileUntrusted reports whether a plugin file may have been

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wasmtools/wasmtools/abi"
+	"github.com/wasmtools/wasmtools/internal/pathtree"
 	"github.com/wasmtools/wasmtools/toolkit"
 )
 
@@ -84,7 +85,7 @@ type TrustedModule struct {
 	TrustedAt time.Time `json:"trusted_at"`
 }
 
-// TrustedFile is one approved group file.
+// TrustedFile is one approved group or configuration file.
 type TrustedFile struct {
 	// Path is the file: absolute, as spelled.
 	Path string `json:"path"`
@@ -161,16 +162,16 @@ func (r *TrustRecord) Write(file string) error {
 // approval of the same path. It returns what was recorded: show the
 // operator the grants being approved.
 func (r *TrustRecord) TrustModule(path string, configGrants abi.Grants) (TrustedModule, error) {
-	real, err := trustPath(path)
+	at, err := trustPath(path)
 	if err != nil {
 		return TrustedModule{}, err
 	}
-	wasm, err := readPluginFile(real)
+	wasm, err := readPluginFile(at)
 	if err != nil {
 		return TrustedModule{}, fmt.Errorf("trust %s: %w", path, err)
 	}
-	tm := TrustedModule{Path: real, SHA256: digestOf(wasm), Size: int64(len(wasm)), TrustedAt: time.Now().UTC().Truncate(time.Second)}
-	side, sideDigest, err := readSidecarOnce(real)
+	tm := TrustedModule{Path: at, SHA256: digestOf(wasm), Size: int64(len(wasm)), TrustedAt: time.Now().UTC().Truncate(time.Second)}
+	side, sideDigest, err := readSidecarOnce(at)
 	if err != nil {
 		return TrustedModule{}, fmt.Errorf("trust %s: %w", path, err)
 	}
@@ -178,7 +179,7 @@ func (r *TrustRecord) TrustModule(path string, configGrants abi.Grants) (Trusted
 	if !grantsEmpty(configGrants) {
 		tm.ConfigGrants = &configGrants
 	}
-	r.Modules = slices.DeleteFunc(r.Modules, func(m TrustedModule) bool { return m.Path == real })
+	r.Modules = slices.DeleteFunc(r.Modules, func(m TrustedModule) bool { return m.Path == at })
 	r.Modules = append(r.Modules, tm)
 	slices.SortFunc(r.Modules, func(a, b TrustedModule) int { return strings.Compare(a.Path, b.Path) })
 	return tm, nil
@@ -186,8 +187,8 @@ func (r *TrustRecord) TrustModule(path string, configGrants abi.Grants) (Trusted
 
 // TrustGroupFile approves the group file at path as it is now.
 func (r *TrustRecord) TrustGroupFile(path string) (TrustedFile, error) {
-	return trustFile(&r.Groups, path, func(real string, data []byte) error {
-		_, err := parseGroupFile(filepath.Base(filepath.Dir(real)), data)
+	return trustFile(&r.Groups, path, func(at string, data []byte) error {
+		_, err := parseGroupFile(filepath.Base(filepath.Dir(at)), data)
 		return err
 	})
 }
@@ -207,20 +208,20 @@ func (r *TrustRecord) ConfigApproved(path string, data []byte) error {
 // trustFile approves the file at path as it is now in list, replacing
 // an earlier approval of the same path; check, when set, refuses
 // contents that are not what the file should hold.
-func trustFile(list *[]TrustedFile, path string, check func(real string, data []byte) error) (TrustedFile, error) {
-	real, err := trustPath(path)
+func trustFile(list *[]TrustedFile, path string, check func(at string, data []byte) error) (TrustedFile, error) {
+	at, err := trustPath(path)
 	if err != nil {
 		return TrustedFile{}, err
 	}
-	data, err := readPluginFile(real)
+	data, err := readPluginFile(at)
 	if err == nil && check != nil {
-		err = check(real, data)
+		err = check(at, data)
 	}
 	if err != nil {
 		return TrustedFile{}, fmt.Errorf("trust %s: %w", path, err)
 	}
-	tf := TrustedFile{Path: real, SHA256: digestOf(data), TrustedAt: time.Now().UTC().Truncate(time.Second)}
-	*list = slices.DeleteFunc(*list, func(f TrustedFile) bool { return f.Path == real })
+	tf := TrustedFile{Path: at, SHA256: digestOf(data), TrustedAt: time.Now().UTC().Truncate(time.Second)}
+	*list = slices.DeleteFunc(*list, func(f TrustedFile) bool { return f.Path == at })
 	*list = append(*list, tf)
 	slices.SortFunc(*list, func(a, b TrustedFile) int { return strings.Compare(a.Path, b.Path) })
 	return tf, nil
@@ -230,11 +231,11 @@ func trustFile(list *[]TrustedFile, path string, check func(real string, data []
 // approves; otherwise an error that wraps ErrNotTrusted and says why
 // (what names the file in it).
 func fileApproved(list []TrustedFile, path string, data []byte, what string) error {
-	real, err := trustPath(path)
+	at, err := trustPath(path)
 	if err != nil {
 		return &PendingError{Path: path, Reason: err.Error()}
 	}
-	i := slices.IndexFunc(list, func(f TrustedFile) bool { return f.Path == real })
+	i := slices.IndexFunc(list, func(f TrustedFile) bool { return f.Path == at })
 	switch {
 	case i < 0:
 		return &PendingError{Path: path, Reason: "the operator has not trusted it"}
@@ -248,38 +249,25 @@ func fileApproved(list []TrustedFile, path string, data []byte, what string) err
 // a regular file of bounded size, never blocking on a FIFO.
 func ReadConfigFile(path string) ([]byte, error) { return readPluginFile(path) }
 
-// Revoke removes the approvals of path (a module or group file) and of
-// every file below it (a folder), and returns the paths removed.
+// Revoke removes the approvals of path (a module, group or configuration
+// file) and of every file below it (a folder), and returns the paths
+// removed.
 func (r *TrustRecord) Revoke(path string) []string {
 	target, err := trustPath(path)
 	if err != nil {
 		return nil
 	}
-	under := func(p string) bool {
-		return p == target || strings.HasPrefix(p, strings.TrimSuffix(target, string(filepath.Separator))+string(filepath.Separator))
-	}
 	var removed []string
-	r.Modules = slices.DeleteFunc(r.Modules, func(m TrustedModule) bool {
-		if under(m.Path) {
-			removed = append(removed, m.Path)
+	drop := func(p string) bool {
+		if pathtree.Holds(target, p) {
+			removed = append(removed, p)
 			return true
 		}
 		return false
-	})
-	r.Groups = slices.DeleteFunc(r.Groups, func(g TrustedFile) bool {
-		if under(g.Path) {
-			removed = append(removed, g.Path)
-			return true
-		}
-		return false
-	})
-	r.Configs = slices.DeleteFunc(r.Configs, func(c TrustedFile) bool {
-		if under(c.Path) {
-			removed = append(removed, c.Path)
-			return true
-		}
-		return false
-	})
+	}
+	r.Modules = slices.DeleteFunc(r.Modules, func(m TrustedModule) bool { return drop(m.Path) })
+	r.Groups = slices.DeleteFunc(r.Groups, func(f TrustedFile) bool { return drop(f.Path) })
+	r.Configs = slices.DeleteFunc(r.Configs, func(f TrustedFile) bool { return drop(f.Path) })
 	slices.Sort(removed)
 	return removed
 }
@@ -288,23 +276,23 @@ func (r *TrustRecord) Revoke(path string) []string {
 // and its sidecar are still what was approved; otherwise an error that
 // wraps ErrNotTrusted and says why.
 func (r *TrustRecord) Module(path string) (TrustedModule, error) {
-	real, err := trustPath(path)
+	at, err := trustPath(path)
 	if err != nil {
 		return TrustedModule{}, &PendingError{Path: path, Reason: err.Error()}
 	}
-	i := slices.IndexFunc(r.Modules, func(m TrustedModule) bool { return m.Path == real })
+	i := slices.IndexFunc(r.Modules, func(m TrustedModule) bool { return m.Path == at })
 	if i < 0 {
 		return TrustedModule{}, &PendingError{Path: path, Reason: "the operator has not trusted it"}
 	}
 	tm := r.Modules[i]
-	wasm, err := readPluginFile(real)
+	wasm, err := readPluginFile(at)
 	if err != nil {
 		return TrustedModule{}, &PendingError{Path: path, Reason: err.Error()}
 	}
 	if digestOf(wasm) != tm.SHA256 {
 		return TrustedModule{}, &PendingError{Path: path, Reason: "the module changed since the operator trusted it"}
 	}
-	_, sideDigest, err := readSidecarOnce(real)
+	_, sideDigest, err := readSidecarOnce(at)
 	if err != nil {
 		return TrustedModule{}, &PendingError{Path: path, Reason: err.Error()}
 	}
@@ -486,11 +474,11 @@ func (t *trustState) precheck(path string) error {
 	if t.err != nil {
 		return &PendingError{Path: path, Reason: "the trust record cannot be read (" + t.err.Error() + ")"}
 	}
-	real, err := trustPath(path)
+	at, err := trustPath(path)
 	if err != nil {
 		return &PendingError{Path: path, Reason: err.Error()}
 	}
-	i := slices.IndexFunc(t.record.Modules, func(m TrustedModule) bool { return m.Path == real })
+	i := slices.IndexFunc(t.record.Modules, func(m TrustedModule) bool { return m.Path == at })
 	if i < 0 {
 		return &PendingError{Path: path, Reason: "the operator has not trusted it"}
 	}
@@ -573,8 +561,8 @@ func (r *TrustRecord) GroupFile(path string) (TrustedFile, error) {
 	if err := r.groupFile(path, data); err != nil {
 		return TrustedFile{}, err
 	}
-	real, _ := trustPath(path) // resolved by groupFile already
-	i := slices.IndexFunc(r.Groups, func(g TrustedFile) bool { return g.Path == real })
+	at, _ := trustPath(path) // made absolute by groupFile already
+	i := slices.IndexFunc(r.Groups, func(g TrustedFile) bool { return g.Path == at })
 	return r.Groups[i], nil
 }
 

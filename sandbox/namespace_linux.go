@@ -17,6 +17,8 @@ import (
 
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
+
+	"github.com/wasmtools/wasmtools/internal/pathtree"
 )
 
 // useNamespaces makes cmd start in new user and mount namespaces, as
@@ -140,9 +142,7 @@ func ancestorsToPin(targets, writable []string) []string {
 			continue
 		}
 		for a := filepath.Dir(t); a != filepath.Dir(a); a = filepath.Dir(a) {
-			inside := slices.ContainsFunc(writable, func(w string) bool {
-				return strings.HasPrefix(a, strings.TrimSuffix(w, string(filepath.Separator))+string(filepath.Separator))
-			})
+			inside := slices.ContainsFunc(writable, func(w string) bool { return pathtree.Below(w, a) })
 			if inside && !slices.Contains(out, a) {
 				out = append(out, a)
 			}

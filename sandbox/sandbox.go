@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wasmtools/wasmtools/internal/pathtree"
 )
 
 // Mode says whether commands run confined.
@@ -184,7 +186,7 @@ func (s *Sandbox) Guards(path string) bool {
 	}
 	path = filepath.Clean(path)
 	return slices.ContainsFunc(s.readOnly, func(r string) bool {
-		if path != r && !strings.HasPrefix(path, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator)) {
+		if !pathtree.Holds(r, path) {
 			return false
 		}
 		_, err := os.Lstat(r)
@@ -450,7 +452,7 @@ func linkIn(p, self string, roots []string, depth int) string {
 			continue
 		}
 		for _, r := range roots {
-			if r != self && (cur == r || strings.HasPrefix(cur, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator))) {
+			if r != self && pathtree.Holds(r, cur) {
 				return cur
 			}
 		}

@@ -25,6 +25,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/wasmtools/wasmtools/internal/pathtree"
 )
 
 // Resolver looks programs up on a filtered PATH. Its methods are safe for
@@ -233,7 +235,7 @@ func (r *Resolver) chainWithin(p string) string {
 // within returns the untrusted folder p is in or below, or "".
 func (r *Resolver) within(p string) string {
 	for _, u := range r.untrusted {
-		if p == u || strings.HasPrefix(p, strings.TrimSuffix(u, string(os.PathSeparator))+string(os.PathSeparator)) {
+		if pathtree.Holds(u, p) {
 			return u
 		}
 	}
