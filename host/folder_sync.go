@@ -44,11 +44,7 @@ func (f *Folder) Sync(ctx context.Context) {
 		return
 	}
 	if f.opts.Approvals != nil {
-		r.trust = &trustState{untrusted: f.opts.Untrusted, config: f.opts.Config}
-		r.trust.record, r.trust.err = f.opts.Approvals()
-		if r.trust.err == nil && r.trust.record == nil {
-			r.trust.record = &TrustRecord{}
-		}
+		r.trust = &trustState{fetch: f.opts.Approvals, untrusted: f.opts.Untrusted, config: f.opts.Config}
 	}
 	var wanted []wantedModule
 	wanted, r.groups, r.failures = f.scan(r.trust)

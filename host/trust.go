@@ -419,12 +419,33 @@ func digestOf(data []byte) string {
 // operator's approvals. A nil *trustState is an operator's own folder:
 // everything in it is approved.
 type trustState struct {
-	record *TrustRecord
-	err    error // the record could not be read: nothing is approved
+	// fetch is FolderOptions.Approvals, called once, by the first file
+	// that needs an approval: a Sync of files that need none reads no
+	// record.
+	fetch   func() (*TrustRecord, error)
+	fetched bool
+	rec     *TrustRecord
+	err     error // the record could not be read: nothing is approved
 	// untrusted is FolderOptions.Untrusted.
 	untrusted func(path string) bool
 	// config is FolderOptions.Config: the grants an approval must match.
 	config func(path string) Config
+}
+
+// record returns the operator's approvals, or, when they cannot be read,
+// the error that keeps path waiting.
+func (t *trustState) record(path string) (*TrustRecord, error) {
+	if !t.fetched {
+		t.fetched = true
+		t.rec, t.err = t.fetch()
+		if t.err == nil && t.rec == nil {
+			t.rec = &TrustRecord{}
+		}
+	}
+	if t.err != nil {
+		return nil, &PendingError{Path: path, Reason: "the trust record cannot be read (" + t.err.Error() + ")"}
+	}
+	return t.rec, nil
 }
 
 // needs reports whether the file at path needs the operator's approval.
@@ -471,18 +492,19 @@ func (t *trustState) precheck(path string) error {
 	if !t.moduleNeeds(path) {
 		return nil
 	}
-	if t.err != nil {
-		return &PendingError{Path: path, Reason: "the trust record cannot be read (" + t.err.Error() + ")"}
+	rec, err := t.record(path)
+	if err != nil {
+		return err
 	}
 	at, err := trustPath(path)
 	if err != nil {
 		return &PendingError{Path: path, Reason: err.Error()}
 	}
-	i := slices.IndexFunc(t.record.Modules, func(m TrustedModule) bool { return m.Path == at })
+	i := slices.IndexFunc(rec.Modules, func(m TrustedModule) bool { return m.Path == at })
 	if i < 0 {
 		return &PendingError{Path: path, Reason: "the operator has not trusted it"}
 	}
-	if info, err := os.Stat(path); err == nil && info.Size() != t.record.Modules[i].Size {
+	if info, err := os.Stat(path); err == nil && info.Size() != rec.Modules[i].Size {
 		return &PendingError{Path: path, Reason: "the module changed since the operator trusted it"}
 	}
 	return nil
@@ -490,10 +512,11 @@ func (t *trustState) precheck(path string) error {
 
 // module returns the approval of the module file at path as it is now.
 func (t *trustState) module(path string) (*TrustedModule, error) {
-	if t.err != nil {
-		return nil, &PendingError{Path: path, Reason: "the trust record cannot be read (" + t.err.Error() + ")"}
+	rec, err := t.record(path)
+	if err != nil {
+		return nil, err
 	}
-	tm, err := t.record.Module(path)
+	tm, err := rec.Module(path)
 	if err != nil {
 		return nil, err
 	}
@@ -514,11 +537,12 @@ func (t *trustState) approves(path string, m *folderModule) bool {
 	if t == nil || !t.moduleNeeds(path) {
 		return true
 	}
-	if t.err != nil || m.approval == nil {
+	rec, err := t.record(path)
+	if err != nil || m.approval == nil {
 		return false
 	}
 	a := m.approval
-	return slices.ContainsFunc(t.record.Modules, func(r TrustedModule) bool {
+	return slices.ContainsFunc(rec.Modules, func(r TrustedModule) bool {
 		return r.Path == a.Path && r.SHA256 == a.SHA256 && r.SidecarSHA256 == a.SidecarSHA256
 	})
 }
@@ -541,10 +565,11 @@ func (t *trustState) readGroupFile(name, dir string) (toolkit.Group, error) {
 	if err != nil {
 		return defaultGroup(name), err
 	}
-	if t.err != nil {
-		return defaultGroup(name), &PendingError{Path: path, Reason: "the trust record cannot be read (" + t.err.Error() + ")"}
+	rec, err := t.record(path)
+	if err == nil {
+		err = rec.groupFile(path, data)
 	}
-	if err := t.record.groupFile(path, data); err != nil {
+	if err != nil {
 		return defaultGroup(name), err
 	}
 	return parseGroupFile(name, data)

@@ -244,3 +244,26 @@ func TestConfigGrantsBindToTheApproval(t *testing.T) {
 		t.Errorf("trusted with the configuration's grants: %q", got)
 	}
 }
+
+// TestOperatorFolderReadsNoRecord: a Sync of files that need no approval
+// does not read the trust record (it runs on every file event).
+func TestOperatorFolderReadsNoRecord(t *testing.T) {
+	h := newTestHost(t)
+	dir := t.TempDir()
+	install(t, dir, "v", versionedWasm(t), "1")
+	reads := 0
+	tk := toolkit.New(toolkit.Options{Permission: bypass})
+	ctx := context.Background()
+	f, err := h.OpenFolder(ctx, tk, dir, FolderOptions{
+		Approvals: func() (*TrustRecord, error) { reads++; return &TrustRecord{}, nil },
+		Untrusted: func(string) bool { return false },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close(ctx) })
+	f.Sync(ctx)
+	if got := callVersion(tk, "s"); got != "version 1" || reads != 0 {
+		t.Errorf("call %q, record read %d times", got, reads)
+	}
+}
