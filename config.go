@@ -19,10 +19,10 @@ import (
 
 	"github.com/wasmtools/wasmtools/abi"
 	"github.com/wasmtools/wasmtools/host"
-	"github.com/wasmtools/wasmtools/internal/pathtree"
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/sandbox"
 	"github.com/wasmtools/wasmtools/toolkit"
+	"github.com/wasmtools/wasmtools/toolkit/programs"
 	"github.com/wasmtools/wasmtools/toolkit/mcp"
 )
 
@@ -416,12 +416,11 @@ func LoadFoundConfig(path string, workingDirs []string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	// A record a tool call could write approves nothing.
+	// A record a tool call could write approves nothing: judged as the
+	// host judges its own (Host.approvals), links included.
 	recordIn := func(dirs []string) error {
-		for _, d := range dirs {
-			if pathtree.Holds(d, record) {
-				return fmt.Errorf("the trust record %s lies in %s, where tool calls may write, so it approves no configuration; keep it outside (set %s)", record, d, host.TrustFileEnv)
-			}
+		if programs.New("", dirs).Untrusted(record) {
+			return fmt.Errorf("the trust record %s lies in %s, or is reached through a link there, where tool calls may write, so it approves no configuration; keep it outside (set %s)", record, strings.Join(dirs, ", "), host.TrustFileEnv)
 		}
 		return nil
 	}

@@ -346,11 +346,12 @@ func (h *Host) masks() (hidden, readOnly []string) {
 			readOnly = append(readOnly, p)
 		}
 	}
+	writable := h.toolWritable()
 	keep := func(kind string, paths []string) []string {
 		var out []string
 		for _, p := range paths {
-			if w := slices.IndexFunc(h.toolWritable(), func(w string) bool { return pathtree.Holds(p, w) }); w >= 0 {
-				h.log.Warn("the sandbox cannot cover a path that holds a working directory or writable path", "path", p, "kind", kind, "holds", h.toolWritable()[w])
+			if w := slices.IndexFunc(writable, func(w string) bool { return pathtree.Holds(p, w) }); w >= 0 {
+				h.log.Warn("the sandbox cannot cover a path that holds a working directory or writable path", "path", p, "kind", kind, "holds", writable[w])
 				continue
 			}
 			out = append(out, p)
