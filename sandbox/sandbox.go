@@ -431,41 +431,23 @@ type Confinement struct {
 // plantableLink returns the first link met while resolving the absolute
 // path p that lies in or below one of roots (other than p itself), or ""
 // when there is none: a command that may write there could have made the
-// link, so that p now leads anywhere.
-func plantableLink(p string, roots []string) string { return linkIn(p, p, roots, 0) }
-
-func linkIn(p, self string, roots []string, depth int) string {
-	if depth > 40 {
-		return p // too many links: fail closed
-	}
-	cur := string(filepath.Separator)
-	for _, name := range strings.Split(strings.Trim(p, string(filepath.Separator)), string(filepath.Separator)) {
-		if name == "" {
-			continue
-		}
-		cur = filepath.Join(cur, name)
-		info, err := os.Lstat(cur)
-		if err != nil {
-			return "" // absent from here on: nothing to follow
-		}
-		if info.Mode()&os.ModeSymlink == 0 {
-			continue
-		}
+// link, so that p now leads anywhere. An operator's link outside the
+// roots (~/code to /data/code) is followed, and its target judged the
+// same way; a path that cannot be resolved (a dangling link, a loop)
+// fails closed.
+func plantableLink(p string, roots []string) string {
+	found := ""
+	_, err := pathtree.Resolve(p, func(link string) {
 		for _, r := range roots {
-			if r != self && pathtree.Holds(r, cur) {
-				return cur
+			if found == "" && r != p && pathtree.Holds(r, link) {
+				found = link
 			}
 		}
-		// An operator's link outside the writable roots (~/code to
-		// /data/code): followed, and its target checked the same way.
-		target, err := filepath.EvalSymlinks(cur)
-		if err != nil {
-			return cur // dangling or looping: fail closed
-		}
-		rest := strings.TrimPrefix(p, cur)
-		return linkIn(filepath.Join(target, rest), self, roots, depth+1)
+	})
+	if found == "" && err != nil {
+		return p
 	}
-	return ""
+	return found
 }
 
 // hiddenPaths returns a copy of the hidden paths.

@@ -199,7 +199,7 @@ func (r *Resolver) unsafeDir(dir string) string {
 	if in := r.chainWithin(dir); in != "" {
 		return "lies in or links through " + in + ", which tool calls may write"
 	}
-	if _, err := walk(dir, nil); err != nil {
+	if _, err := pathtree.Resolve(dir, nil); err != nil {
 		return "cannot be resolved (" + err.Error() + ")"
 	}
 	if othersMayWrite(dir) {
@@ -221,7 +221,7 @@ func (r *Resolver) chainWithin(p string) string {
 		}
 	}
 	visit(filepath.Clean(p))
-	final, err := walk(p, visit)
+	final, err := pathtree.Resolve(p, visit)
 	switch {
 	case found != "":
 	case err != nil:
@@ -242,62 +242,10 @@ func (r *Resolver) within(p string) string {
 	return ""
 }
 
-// walk resolves the absolute path p one element at a time, as the kernel
-// does (a ".." after a link leaves the link's target, not the link's
-// folder), calling visit with the path of every link met. It returns the
-// resolved path; the part that does not exist is kept as written.
-func walk(p string, visit func(link string)) (string, error) {
-	const maxLinks = 40
-	vol := filepath.VolumeName(p)
-	rest := strings.Split(filepath.ToSlash(p[len(vol):]), "/")
-	cur := vol + string(os.PathSeparator)
-	links := 0
-	for len(rest) > 0 {
-		name := rest[0]
-		rest = rest[1:]
-		switch name {
-		case "", ".":
-			continue
-		case "..":
-			cur = filepath.Dir(cur)
-			continue
-		}
-		next := filepath.Join(cur, name)
-		info, err := os.Lstat(next)
-		if err != nil {
-			// Absent from here on: nothing more to follow.
-			return filepath.Join(append([]string{next}, rest...)...), nil
-		}
-		if info.Mode()&os.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		if visit != nil {
-			visit(next)
-		}
-		if links++; links > maxLinks {
-			return "", fmt.Errorf("%s: too many links", p)
-		}
-		target, err := os.Readlink(next)
-		if err != nil {
-			return "", err
-		}
-		if _, err := os.Stat(next); err != nil {
-			return "", fmt.Errorf("%s is a dangling link", next)
-		}
-		if filepath.IsAbs(target) {
-			cur = filepath.VolumeName(target) + string(os.PathSeparator)
-			target = target[len(filepath.VolumeName(target)):]
-		}
-		rest = append(strings.Split(filepath.ToSlash(target), "/"), rest...)
-	}
-	return cur, nil
-}
-
-// resolvedFolder returns folder with its links resolved, as walk does;
+// resolvedFolder returns folder with its links resolved, as pathtree.Resolve does;
 // as written when it cannot be resolved.
 func resolvedFolder(folder string) string {
-	if r, err := walk(folder, nil); err == nil {
+	if r, err := pathtree.Resolve(folder, nil); err == nil {
 		return r
 	}
 	return filepath.Clean(folder)
