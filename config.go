@@ -22,8 +22,8 @@ import (
 	"github.com/wasmtools/wasmtools/permission"
 	"github.com/wasmtools/wasmtools/sandbox"
 	"github.com/wasmtools/wasmtools/toolkit"
-	"github.com/wasmtools/wasmtools/toolkit/programs"
 	"github.com/wasmtools/wasmtools/toolkit/mcp"
+	"github.com/wasmtools/wasmtools/toolkit/programs"
 )
 
 // ConfigFile is the name of the configuration file a host reads from its
