@@ -65,12 +65,8 @@ func (p *Policy) linkedCredential(real string) (string, bool) {
 	if p.idents == nil {
 		return "", false
 	}
-	info, err := os.Stat(real)
-	if err != nil || !info.Mode().IsRegular() {
-		return "", false
-	}
-	id, links, ok := identity(info)
-	if !ok || links < 2 {
+	id, links, regular := statID(real)
+	if !regular || links < 2 {
 		return "", false
 	}
 	p.idents.once.Do(p.idents.load)
