@@ -87,6 +87,7 @@ fuzz: ## Run each fuzz target for FUZZTIME (default 20s); see scripts/fuzz.sh.
 	scripts/fuzz.sh FuzzCheckFrame ./toolkit/mcp $(FUZZTIME) $(GO)
 	scripts/fuzz.sh FuzzDepth ./internal/jsontext $(FUZZTIME) $(GO)
 	scripts/fuzz.sh FuzzInstrument ./internal/wasmbin $(FUZZTIME) $(GO)
+	scripts/fuzz.sh FuzzTrustRecord ./host $(FUZZTIME) $(GO)
 	cd sdk-guest && ../scripts/fuzz.sh FuzzDecodeInput . $(FUZZTIME) $(GO)
 
 # Plugins: each plugins/NAME holding Go files is built with Go as a WASI

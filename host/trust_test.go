@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -266,4 +267,40 @@ func TestOperatorFolderReadsNoRecord(t *testing.T) {
 	if got := callVersion(tk, "s"); got != "version 1" || reads != 0 {
 		t.Errorf("call %q, record read %d times", got, reads)
 	}
+}
+
+// FuzzTrustRecord: any bytes in the trust record file read as a record
+// or as an error that says to fix the file, never a panic; a record read
+// writes back as the same record.
+func FuzzTrustRecord(f *testing.F) {
+	f.Add([]byte(`{"modules":[{"path":"/p/m.wasm","sha256":"ab","size":3,"sidecar":{"grants":{"env":{"A":"1"}}},"trusted_at":"2026-12-01T00:00:00Z"}],"groups":[{"path":"/p/g/group.yaml","sha256":"cd","trusted_at":"2026-12-01T00:00:00Z"}]}`))
+	f.Add([]byte(`{"modules":null,"configs":[{"path":"/w/wasmtools.yaml","sha256":""}]}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "trust.json")
+		if err := os.WriteFile(file, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r, err := ReadTrust(file)
+		if err != nil {
+			if !strings.Contains(err.Error(), "fix or remove") {
+				t.Errorf("an unreadable record's error does not say what to do: %v", err)
+			}
+			return
+		}
+		again := filepath.Join(dir, "again.json")
+		if err := r.Write(again); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadTrust(again)
+		if err != nil {
+			t.Fatalf("a record written does not read back: %v", err)
+		}
+		a, _ := json.Marshal(r)
+		b, _ := json.Marshal(back)
+		if string(a) != string(b) {
+			t.Errorf("round trip changed the record:\n%s\n%s", a, b)
+		}
+	})
 }
