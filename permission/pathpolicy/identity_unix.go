@@ -21,13 +21,7 @@ func identity(info fs.FileInfo) (fileID, uint64, bool) {
 // of a FileInfo: it runs for every path a command names.
 func statID(name string) (id fileID, links uint64, regular bool) {
 	var st syscall.Stat_t
-	var err error
-	for {
-		if err = syscall.Stat(name, &st); err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
+	if err := statRetrying(syscall.Stat, name, &st); err != nil {
 		return fileID{}, 0, false
 	}
 	return fileID{uint64(st.Dev), uint64(st.Ino)}, uint64(st.Nlink), st.Mode&syscall.S_IFMT == syscall.S_IFREG

@@ -12,13 +12,7 @@ import (
 // calls it for each component it has not seen in this analysis.
 func lstatMode(name string) (fs.FileMode, error) {
 	var st syscall.Stat_t
-	var err error
-	for {
-		if err = syscall.Lstat(name, &st); err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
+	if err := statRetrying(syscall.Lstat, name, &st); err != nil {
 		return 0, err
 	}
 	switch st.Mode & syscall.S_IFMT {
@@ -28,4 +22,14 @@ func lstatMode(name string) (fs.FileMode, error) {
 		return fs.ModeDir, nil
 	}
 	return 0, nil // a file, a device, a pipe: neither
+}
+
+// statRetrying calls stat (syscall.Stat or syscall.Lstat) until a signal
+// no longer interrupts it.
+func statRetrying(stat func(string, *syscall.Stat_t) error, name string, st *syscall.Stat_t) error {
+	for {
+		if err := stat(name, st); err != syscall.EINTR {
+			return err
+		}
+	}
 }
